@@ -1,0 +1,146 @@
+// Memory: the guard that refuses a size before anything is allocated, and RAII buffers for device,
+// pinned (optionally mapped), managed and plain host memory. Allocation failures name the bytes.
+#pragma once
+
+#include "common/check.h"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace ladder {
+
+// What a step will allocate, added up before it allocates anything.
+struct MemoryNeeds {
+  size_t device = 0;    // cudaMalloc
+  size_t managed = 0;   // cudaMallocManaged: counted against device memory, never oversubscribed
+  size_t pinned = 0;    // cudaMallocHost / cudaHostAlloc (mapped included)
+  size_t host = 0;      // pageable malloc (inputs, references, result copies)
+};
+
+// Bytes of host memory available now (MemAvailable of /proc/meminfo; 0 if unknown).
+size_t host_bytes_available();
+size_t host_bytes_total();
+
+// Throws CudaError (exit 3) naming the bytes when the needs exceed what the device has free (minus a
+// 256 MiB margin for the context and library workspaces), when pageable + pinned + managed host
+// bytes exceed the host's available memory (minus 10%), or when pinned bytes exceed half of the
+// host's memory (page-locking more than that starves the OS). Managed memory is checked against the
+// device because oversubscribing it can hang the GPU instead of failing.
+void require_memory(const MemoryNeeds& needs, const std::string& what);
+
+std::string format_bytes(size_t bytes);  // "1.20 GB (1200000000 bytes)"
+
+template <typename T>
+size_t bytes_of(int64_t count) {
+  return static_cast<size_t>(count) * sizeof(T);
+}
+
+enum class HostKind { pageable, pinned, mapped, managed };
+
+// Allocators behind the buffers: each throws CudaError naming the bytes it asked for.
+void* device_allocate(size_t bytes);
+void* host_allocate(size_t bytes, HostKind kind);
+void host_release(void* p, HostKind kind);
+
+// Device memory (cudaMalloc).
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(int64_t count) : count_(count) {
+    if (count > 0) ptr_ = static_cast<T*>(device_allocate(bytes()));
+  }
+  ~DeviceBuffer() { if (ptr_) cudaFree(ptr_); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept { swap(o); }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept { swap(o); return *this; }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* get() const { return ptr_; }
+  int64_t size() const { return count_; }
+  size_t bytes() const { return bytes_of<T>(count_); }
+  // Fill every byte with 0xFF: NaN for floats, -1 for integers — an unwritten element fails checks.
+  void poison(cudaStream_t s = 0) { if (ptr_) CUDA_CHECK(cudaMemsetAsync(ptr_, 0xFF, bytes(), s)); }
+
+ private:
+  void swap(DeviceBuffer& o) { std::swap(ptr_, o.ptr_); std::swap(count_, o.count_); }
+  T* ptr_ = nullptr;
+  int64_t count_ = 0;
+};
+
+
+// Host-visible memory of the four kinds the vector_add ladder compares. Pageable is plain malloc
+// (no zero-fill: every buffer is written before it is read); pinned is cudaMallocHost (DMA-able);
+// mapped is cudaHostAlloc(..., cudaHostAllocMapped) (kernels read it over PCIe); managed is
+// cudaMallocManaged (pages migrate on demand or by prefetch).
+template <typename T>
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  HostBuffer(int64_t count, HostKind kind = HostKind::pageable) : count_(count), kind_(kind) {
+    if (count > 0) allocate(bytes_of<T>(count));
+  }
+  ~HostBuffer() { release(); }
+  HostBuffer(HostBuffer&& o) noexcept { swap(o); }
+  HostBuffer& operator=(HostBuffer&& o) noexcept { swap(o); return *this; }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+
+  T* get() const { return ptr_; }
+  T& operator[](int64_t i) const { return ptr_[i]; }
+  int64_t size() const { return count_; }
+  size_t bytes() const { return bytes_of<T>(count_); }
+  HostKind kind() const { return kind_; }
+  // The device-side address of mapped memory (same as get() under unified addressing).
+  T* device_alias() const {
+    void* d = nullptr;
+    CUDA_CHECK(cudaHostGetDevicePointer(&d, ptr_, 0));
+    return static_cast<T*>(d);
+  }
+
+ private:
+  void allocate(size_t bytes);
+  void release();
+  void swap(HostBuffer& o) {
+    std::swap(ptr_, o.ptr_); std::swap(count_, o.count_); std::swap(kind_, o.kind_);
+  }
+  T* ptr_ = nullptr;
+  int64_t count_ = 0;
+  HostKind kind_ = HostKind::pageable;
+};
+
+
+template <typename T>
+void HostBuffer<T>::allocate(size_t bytes) {
+  ptr_ = static_cast<T*>(host_allocate(bytes, kind_));
+}
+template <typename T>
+void HostBuffer<T>::release() {
+  if (ptr_) host_release(ptr_, kind_);
+  ptr_ = nullptr;
+}
+
+}  // namespace ladder
+
+namespace ladder {
+
+// A non-blocking CUDA stream that is destroyed with its scope.
+class Stream {
+ public:
+  Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() { if (s_) cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+  operator cudaStream_t() const { return s_; }
+  void sync() const { CUDA_CHECK(cudaStreamSynchronize(s_)); }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+}  // namespace ladder

@@ -1,0 +1,24 @@
+// --dump DIR: inputs and GPU outputs as NumPy .npy files (format version 1.0, little-endian,
+// C order), so NumPy or PyTorch can check a step from outside: np.load("DIR/r.npy").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ladder {
+
+// Creates DIR if needed. Throws UsageError if the directory or file cannot be written.
+void write_npy(const std::string& dir, const std::string& name, const float* data,
+               const std::vector<int64_t>& shape);
+void write_npy(const std::string& dir, const std::string& name, const double* data,
+               const std::vector<int64_t>& shape);
+void write_npy(const std::string& dir, const std::string& name, const int32_t* data,
+               const std::vector<int64_t>& shape);
+void write_npy(const std::string& dir, const std::string& name, const int64_t* data,
+               const std::vector<int64_t>& shape);
+
+// The header the writer emits, exposed for tests: magic, version, length, dict padded to 64 bytes.
+std::string npy_header(const std::string& descr, const std::vector<int64_t>& shape);
+
+}  // namespace ladder

@@ -1,0 +1,83 @@
+#include "common/timing.h"
+
+#include "common/check.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace ladder {
+
+Stats summarize(std::vector<double> s) {
+  Stats st;
+  st.reps = static_cast<int>(s.size());
+  if (s.empty()) return st;
+  std::sort(s.begin(), s.end());
+  size_t n = s.size();
+  st.median = (n % 2) ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  st.min = s.front();
+  st.max = s.back();
+  return st;
+}
+
+Stats time_loop(const std::function<double()>& measure_once, const TimingPlan& plan,
+                const Work& before_each) {
+  // Warm-up: stop early once it has used a quarter of the budget (a seconds-long step needs none).
+  double spent = 0;
+  for (int i = 0; i < plan.warmup && spent < plan.budget_ms / 4; ++i) {
+    if (before_each) before_each();
+    spent += measure_once();
+  }
+  std::vector<double> samples;
+  double total = 0;
+  for (int i = 0; i < std::max(plan.reps, 1); ++i) {
+    if (before_each) before_each();
+    double ms = measure_once();
+    samples.push_back(ms);
+    total += ms;
+    if (total >= plan.budget_ms) break;  // at least one sample is always kept
+  }
+  return summarize(samples);
+}
+
+namespace {
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair() {
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+}  // namespace
+
+Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
+               const Work& before_each) {
+  EventPair ev;
+  auto once = [&]() -> double {
+    CUDA_CHECK(cudaEventRecord(ev.start, stream));
+    work();
+    CUDA_CHECK(cudaEventRecord(ev.stop, stream));
+    CUDA_CHECK(cudaEventSynchronize(ev.stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+    return ms;
+  };
+  return time_loop(once, plan, before_each);
+}
+
+Stats time_host(const Work& work, const TimingPlan& plan, const Work& before_each) {
+  auto once = [&]() -> double {
+    auto t0 = std::chrono::steady_clock::now();
+    work();
+    auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+  };
+  return time_loop(once, plan, before_each);
+}
+
+}  // namespace ladder

@@ -1,0 +1,53 @@
+// Timing: CUDA events around the region on the GPU, the host's steady clock for CPU work and for
+// end-to-end times that include transfers. Warm-up first, then repetitions until --reps or the
+// time budget runs out (so a <<<1,1>>> step takes one or two reps and the ladder stays fast), and
+// the median, min and max of what was measured.
+#pragma once
+
+#include "common/cli.h"
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <vector>
+
+namespace ladder {
+
+struct Stats {
+  double median = 0, min = 0, max = 0;  // milliseconds
+  int reps = 0;
+};
+
+// Median of an even count is the mean of the two middle values. Empty input gives reps == 0.
+Stats summarize(std::vector<double> samples_ms);
+
+struct TimingPlan {
+  int warmup = 2;
+  int reps = 20;
+  double budget_ms = 1500.0;
+  static TimingPlan from(const CommonOptions& o) { return {o.warmup, o.reps, o.budget_ms}; }
+  // The checked run that precedes timing is itself a warm-up; when it already took a quarter of the
+  // budget (a <<<1,1>>> step), further warm-up only costs time.
+  TimingPlan after_first_run(double first_run_ms) const {
+    TimingPlan p = *this;
+    if (first_run_ms >= budget_ms / 4) p.warmup = 0;
+    return p;
+  }
+};
+
+// Work to time, and optional work to do before each run outside the timed region (restoring an
+// in-place input, making managed pages host-resident again).
+using Work = std::function<void()>;
+
+// GPU region: `work` enqueues on `stream`; each rep is bracketed by two events on that stream.
+Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
+               const Work& before_each = {});
+
+// Host region: `work` must return only when its result is complete (synchronize inside it).
+Stats time_host(const Work& work, const TimingPlan& plan, const Work& before_each = {});
+
+// The loop both of the above share: `measure_once` returns one sample in ms.
+Stats time_loop(const std::function<double()>& measure_once, const TimingPlan& plan,
+                const Work& before_each);
+
+}  // namespace ladder

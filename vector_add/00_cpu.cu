@@ -1,0 +1,19 @@
+// vector_add step 00: the CPU loop, the point every GPU step is compared with.
+// r[i] = x[i] + y[i] on the host, split over the cores with OpenMP. No device memory, no transfers:
+// on the GPU the same sum is cheap but the data must first cross PCIe, which is what the later
+// steps' end-to-end times are about.
+// Costs: bounded by host memory bandwidth (a few tens of GB/s), far below the GPU's HBM.
+// Source: "CUDA编程入门", the CPU version the post starts from. Run: build/bin/vector_add_00_cpu
+#include "vector_add/vector_add.cuh"
+
+namespace vector_add::cpu {
+
+void add_on_cpu(Arrays h, int64_t n) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) h.r[i] = h.x[i] + h.y[i];
+}
+
+const Step kStep = Step::on_cpu("vector_add/00_cpu", add_on_cpu);
+VECTOR_ADD_STEP(kStep);
+
+}  // namespace vector_add::cpu

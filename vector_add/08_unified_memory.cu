@@ -1,0 +1,40 @@
+// vector_add step 08: unified (managed) memory, with and without prefetching.
+// cudaMallocManaged returns one pointer valid on host and device; the driver migrates 4 KB-2 MB
+// pages to whichever processor touches them. Left to itself, the kernel's first touch of each page
+// is a GPU page fault: the SM stalls, the fault is serviced, the page crosses PCIe, the access
+// replays — thousands of small transfers instead of a few large ones (the harness reports this as
+// kernel_ms_page_faulting). cudaMemPrefetchAsync moves whole ranges ahead of use at close to copy
+// bandwidth, so the end-to-end path below looks like step 05's, written without explicit copies.
+// Changes from step 05: no separate device buffers and no cudaMemcpy; the kernel is step 04's.
+// Costs: fault-driven migration is many times slower than a copy; managed memory must never be
+// oversubscribed on this machine (the harness checks it against free device memory first).
+// Source: "CUDA编程入门", the unified memory section (cudaMallocManaged).
+// Run: build/bin/vector_add_08_unified_memory
+#include "04_grid_stride.cu"  // add_grid_stride and its launcher
+
+namespace vector_add::unified_memory {
+
+void prefetch_end_to_end(const ladder::DeviceInfo& dev, Arrays host, Arrays, int64_t n,
+                         LaunchFn launch, Streams streams) {
+  const size_t bytes = ladder::bytes_of<float>(n);
+  cudaStream_t s = streams.s[0];
+  cudaMemLocation gpu{}, cpu{};
+  gpu.type = cudaMemLocationTypeDevice;
+  gpu.id = dev.index;
+  cpu.type = cudaMemLocationTypeHost;
+  // Step 1: inputs (and the output's pages) to the GPU in bulk. Step 2: the kernel, fault-free.
+  // Step 3: the result back to the host in bulk, so reading it there faults nothing.
+  CUDA_CHECK(cudaMemPrefetchAsync(host.x, bytes, gpu, 0, s));
+  CUDA_CHECK(cudaMemPrefetchAsync(host.y, bytes, gpu, 0, s));
+  CUDA_CHECK(cudaMemPrefetchAsync(host.r, bytes, gpu, 0, s));
+  if (launch) launch(dev, host, n, s);  // managed: the host pointers are the device pointers
+  CUDA_CHECK(cudaMemPrefetchAsync(host.r, bytes, cpu, 0, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+const Step kStep = Step::gpu("vector_add/08_unified_memory", grid_stride::launch)
+                       .with_host_memory(ladder::HostKind::managed)
+                       .with_end_to_end(prefetch_end_to_end);
+VECTOR_ADD_STEP(kStep);
+
+}  // namespace vector_add::unified_memory
