@@ -1,0 +1,82 @@
+// Every registered vector_add step at n = 1, 7, 33, 1000, 1000003 and the default, fresh random
+// inputs each time (a new seed per case): the step must verify itself, and for the sizes small
+// enough to dump, the test checks r == x + y from the .npy files independently of the step.
+// Also: sizes too large for the machine exit 3 naming the bytes, for every step, and a device
+// index that does not exist exits 2.
+#include "tests/step_runner.h"
+#include "vector_add/vector_add.cuh"
+
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+namespace {
+
+using ladder_test::run_step;
+
+constexpr int64_t kDumpLimit = 1000003;
+
+class VectorAddGpu : public testing::TestWithParam<std::tuple<std::string, int64_t>> {};
+
+TEST_P(VectorAddGpu, MatchesReference) {
+  REQUIRE_GPU();
+  const auto& [id, n] = GetParam();
+  std::vector<std::string> args = {"--n", std::to_string(n), "--json", "--no-ceiling", "--reps", "1",
+                                   "--warmup", "0", "--seed", std::to_string(ladder_test::fresh_seed())};
+  std::string dir;
+  if (n <= kDumpLimit) {
+    dir = ladder_test::fresh_tmp_dir();
+    args.insert(args.end(), {"--dump", dir});
+  }
+  auto r = run_step(id, args);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_FALSE(r.json.empty()) << r.output;
+  EXPECT_TRUE(ladder_test::json_bool(r.json, "verified")) << r.json;
+  EXPECT_EQ(ladder_test::json_number(r.json, "n"), static_cast<double>(n));
+  EXPECT_GT(ladder_test::json_number(r.json, "median"), 0.0) << r.json;
+  if (dir.empty()) return;
+
+  auto x = ladder_test::read_npy(dir + "/x.npy");
+  auto y = ladder_test::read_npy(dir + "/y.npy");
+  auto out = ladder_test::read_npy(dir + "/r.npy");
+  ASSERT_EQ(out.count(), n);
+  ASSERT_EQ(x.count(), n);
+  int64_t nonzero = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(out.as<float>()[i], x.as<float>()[i] + y.as<float>()[i]) << id << " element " << i;
+    nonzero += x.as<float>()[i] != 0.0f;
+  }
+  EXPECT_GE(nonzero, n / 2) << "inputs must not be zeros";
+}
+
+std::vector<int64_t> sizes() { return {1, 7, 33, 1000, 1000003, vector_add::kDefaultN}; }
+
+INSTANTIATE_TEST_SUITE_P(
+    AllSteps, VectorAddGpu,
+    testing::Combine(testing::ValuesIn(ladder_test::steps_of("vector_add")), testing::ValuesIn(sizes())),
+    [](const testing::TestParamInfo<VectorAddGpu::ParamType>& p) {
+      return ladder_test::param_name(std::get<0>(p.param), "n" + std::to_string(std::get<1>(p.param)));
+    });
+
+class VectorAddLimits : public testing::TestWithParam<std::string> {};
+
+TEST_P(VectorAddLimits, HugeSizeExitsThreeNamingTheBytes) {
+  REQUIRE_GPU();
+  // 8e9 floats: 96 GB of x, y and r — more than the device, or more pinned/host memory than allowed.
+  auto r = run_step(GetParam(), {"--n", "8000000000", "--no-ceiling"});
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("bytes"), std::string::npos) << r.output;
+}
+
+TEST_P(VectorAddLimits, MissingDeviceIndexExitsTwo) {
+  REQUIRE_GPU();
+  auto r = run_step(GetParam(), {"--device", "7", "--n", "10"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSteps, VectorAddLimits, testing::ValuesIn(ladder_test::steps_of("vector_add")),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           return ladder_test::param_name(p.param, "limits");
+                         });
+
+}  // namespace

@@ -1,0 +1,140 @@
+// The transpose harness: everything a step of this folder does not change.
+#include "transpose/transpose.cuh"
+
+#include "common/buffers.h"
+#include "common/cli.h"
+#include "common/npy.h"
+#include "common/nvtx.h"
+#include "common/random.h"
+#include "common/report.h"
+#include "common/timing.h"
+#include "common/verify.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+namespace transpose {
+
+void reference_transpose(const float* in, float* out, int64_t rows, int64_t cols) {
+  // 64 x 64 blocks: one block of `in` (16 KiB) and the matching block of `out` stay in L1/L2 while
+  // the strided side is walked, so neither side streams a cache line per element.
+  constexpr int64_t kBlock = 64;
+  const int64_t block_rows = (rows + kBlock - 1) / kBlock, block_cols = (cols + kBlock - 1) / kBlock;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t br = 0; br < block_rows; ++br)
+    for (int64_t bc = 0; bc < block_cols; ++bc) {
+      const int64_t r_end = std::min(rows, (br + 1) * kBlock), c_end = std::min(cols, (bc + 1) * kBlock);
+      for (int64_t c = bc * kBlock; c < c_end; ++c)
+        for (int64_t r = br * kBlock; r < r_end; ++r) out[c * rows + r] = in[r * cols + c];
+    }
+}
+
+namespace {
+
+// Plain bytes (n floats) of one matrix; a size whose two matrices overflow 63 bits is refused here
+// with the bytes it would need (exit 3), before any multiplication can wrap.
+size_t matrix_bytes(int64_t rows, int64_t cols, const std::string& what) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max() / 8;
+  if (rows > kMax / cols) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.3g bytes", 8.0 * double(rows) * double(cols));
+    throw ladder::CudaError(what + " needs " + buf + " of device memory for its two matrices");
+  }
+  return ladder::bytes_of<float>(rows * cols);
+}
+
+}  // namespace
+
+int run(const Step& step, int argc, char** argv) {
+  const ladder::StepInfo info = ladder::StepInfo::from_id(step.id);
+  int64_t rows = kDefaultRows, cols = kDefaultCols;
+  ladder::Cli cli(std::string("transpose_") + info.name,
+                  "out = in^T, in rows x cols, out cols x rows, float (" + info.id + ")");
+  cli.add_size("rows", &rows, "rows of the input matrix");
+  cli.add_size("cols", &cols, "columns of the input matrix");
+  if (!cli.parse(argc, argv)) return ladder::kExitOk;
+  const ladder::CommonOptions& opt = cli.common;
+  const bool copies = step.output == Output::copied;
+
+  ladder::Result res;
+  res.step = info;
+  res.device = ladder::init_device(opt);
+  res.size = {{"rows", rows}, {"cols", cols}};
+  res.metric_unit = "GB/s";
+  res.verify_skipped = !opt.verify;
+  ladder::NvtxRange step_range(info.id);
+
+  // Step 1: the memory guard, before anything is allocated.
+  const std::string what = info.id + " at " + std::to_string(rows) + " x " + std::to_string(cols);
+  const size_t bytes = matrix_bytes(rows, cols, what);
+  const int64_t n = rows * cols;
+  ladder::MemoryNeeds needs;
+  needs.device = 2 * bytes;                      // in, out
+  needs.host = (copies ? 2 : 3) * bytes;         // in, result (and the reference)
+  ladder::require_memory(needs, what);
+
+  // Step 2: input and reference.
+  ladder::HostBuffer<float> h_in(n), h_out(n), ref;
+  {
+    ladder::NvtxRange r("input and reference");
+    ladder::fill_uniform(h_in.get(), n, opt.seed, 1, -1.f, 1.f);
+    if (!copies && opt.verify) {
+      ref = ladder::HostBuffer<float>(n);
+      reference_transpose(h_in.get(), ref.get(), rows, cols);
+    }
+  }
+  // The output's shape: cols x rows, or rows x cols for the copy.
+  const std::vector<int64_t> out_shape = copies ? std::vector<int64_t>{rows, cols}
+                                                : std::vector<int64_t>{cols, rows};
+
+  ladder::Stream stream;
+  ladder::DeviceBuffer<float> d_in(n), d_out(n);
+  CUDA_CHECK(cudaMemcpyAsync(d_in.get(), h_in.get(), bytes, cudaMemcpyHostToDevice, stream));
+  auto launch = [&] { step.launch(res.device, d_in.get(), d_out.get(), rows, cols, stream); };
+
+  // Step 3: the checked run, on a poisoned output so that an element no thread wrote fails.
+  double first_ms = 0;
+  {
+    ladder::NvtxRange r("checked run");
+    d_out.poison(stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    first_ms = ladder::time_host([&] { launch(); stream.sync(); }, {0, 1, 0}).median;
+    CUDA_CHECK(cudaMemcpy(h_out.get(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
+    if (opt.verify) {
+      const float* want = copies ? h_in.get() : ref.get();
+      ladder::VerifyReport v = ladder::verify_exact(h_out.get(), want, n, out_shape);
+      v.print(stderr, info.id + ": kernel output");
+      res.check.merge(v);
+    }
+    if (!opt.dump_dir.empty()) {
+      ladder::write_npy(opt.dump_dir, "in", h_in.get(), {rows, cols});
+      ladder::write_npy(opt.dump_dir, "out", h_out.get(), out_shape);
+    }
+  }
+
+  // Step 4: the kernel, timed.
+  {
+    ladder::NvtxRange r("timed");
+    res.kernel = ladder::time_gpu(launch, stream, ladder::TimingPlan::from(opt).after_first_run(first_ms));
+  }
+  res.metric_value = min_bytes(rows, cols) / (res.kernel.median * 1e-3) / 1e9;
+
+  // Step 5: the ceiling step shows the copy engine's D2D copy of the same bytes beside its kernel.
+  const ladder::TimingPlan plan = ladder::TimingPlan::from(opt);
+  if (copies) {
+    ladder::NvtxRange r("cudaMemcpy D2D, same bytes");
+    ladder::Stats m = ladder::time_gpu([&] {
+      CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_in.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+    }, stream, plan);
+    res.extras.push_back({"memcpy_d2d_ms", m.median, "ms (cudaMemcpy device-to-device, same bytes)"});
+    res.extras.push_back({"memcpy_d2d_gbps", min_bytes(rows, cols) / (m.median * 1e-3) / 1e9,
+                          "GB/s (cudaMemcpy device-to-device, same bytes)"});
+  }
+  if (opt.ceiling) res.ceiling = ladder::measure_copy_ceiling(res.device, plan);
+  if (step.shape[0] != '\0') res.notes.push_back(step.shape);
+  return ladder::finish(res, opt);
+}
+
+}  // namespace transpose

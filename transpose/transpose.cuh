@@ -1,0 +1,88 @@
+// transpose: out = in^T for a float matrix (LADDERS.md; the post "CUDA编程入门", Matrix Transpose).
+//
+// `in` is rows x cols, row-major; `out` is cols x rows, row-major: out[c][r] = in[r][c], i.e.
+// out[c * rows + r] = in[r * cols + c]. Any rows x cols works, 1 x 1, 1 x n and n x 1 included.
+//
+// What every step of this folder shares: the --rows/--cols flags (default 8192 x 8192, 256 MiB per
+// matrix, 5x the H100's L2), the input (seeded, uniform in [-1, 1)), the CPU reference (cache-blocked,
+// OpenMP), the exact check (a transpose moves bits, so the GPU must match bit for bit), the bytes the
+// problem must move (every element read once and written once) and the ceiling (the copy ceiling of
+// common/, measured in the same process). A step supplies only a launcher.
+#pragma once
+
+#include "common/check.h"
+#include "common/device.h"
+#include "common/step.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+namespace transpose {
+
+constexpr int64_t kDefaultRows = 8192;
+constexpr int64_t kDefaultCols = 8192;
+
+// Enqueue out = in^T on `stream`; in is rows x cols, out is cols x rows, both row-major.
+using LaunchFn = void (*)(const ladder::DeviceInfo& dev, const float* in, float* out, int64_t rows,
+                          int64_t cols, cudaStream_t stream);
+
+// What a step's output is checked against. Only the ceiling step (00_copy) copies.
+enum class Output { transposed, copied };
+
+struct Step {
+  const char* id = nullptr;          // "transpose/03_shared_tiled"
+  LaunchFn launch = nullptr;
+  const char* shape = "";            // one line for the report: block, tile, elements per thread
+  Output output = Output::transposed;
+};
+
+// The folder's main: flags, input, reference, check, timing, ceiling, report.
+int run(const Step& step, int argc, char** argv);
+
+// The reference: a cache-blocked loop, 64 x 64 blocks, OpenMP over blocks. out must not alias in.
+void reference_transpose(const float* in, float* out, int64_t rows, int64_t cols);
+
+// Bytes the problem must move: each element read once and written once.
+inline double min_bytes(int64_t rows, int64_t cols) {
+  return 8.0 * static_cast<double>(rows) * static_cast<double>(cols);
+}
+
+// ---- The grid of tiles, shared by every GPU step ----------------------------------------------
+//
+// Each block moves one tile of tile_rows x tile_cols input elements. Tile columns go on blockIdx.x
+// and tile rows on blockIdx.y, which stops at 65,535: a matrix more than 65,535 tiles tall (n x 1
+// with n > 2M at 32-row tiles) puts tile rows on x instead (up to 2^31 - 1) and says so in
+// `rows_on_x`. Both counts cannot exceed 65,535 at once: that many tiles do not fit in any GPU.
+struct TileGrid {
+  dim3 grid;
+  bool rows_on_x = false;
+};
+
+inline TileGrid tile_grid(int64_t rows, int64_t cols, int tile_rows, int tile_cols) {
+  constexpr int64_t kMaxY = 65535, kMaxX = 2147483647;
+  const int64_t tr = (rows + tile_rows - 1) / tile_rows, tc = (cols + tile_cols - 1) / tile_cols;
+  if (tr <= kMaxY && tc <= kMaxX)
+    return {dim3(static_cast<unsigned>(tc), static_cast<unsigned>(tr)), false};
+  if (tc <= kMaxY && tr <= kMaxX)
+    return {dim3(static_cast<unsigned>(tr), static_cast<unsigned>(tc)), true};
+  throw ladder::UsageError("a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                           " matrix needs more tiles than a grid holds");
+}
+
+#ifdef __CUDACC__
+// Which tile this block moves, counted in tiles.
+struct BlockTile {
+  int64_t row, col;
+};
+__device__ __forceinline__ BlockTile block_tile(bool rows_on_x) {
+  return rows_on_x ? BlockTile{blockIdx.x, blockIdx.y} : BlockTile{blockIdx.y, blockIdx.x};
+}
+#endif
+
+}  // namespace transpose
+
+// The last line of every step file: TRANSPOSE_STEP(kStep);
+#define TRANSPOSE_STEP(step) \
+  LADDER_REGISTER_STEP((step).id, [](int argc, char** argv) { return ::transpose::run(step, argc, argv); })
