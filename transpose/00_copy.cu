@@ -4,7 +4,7 @@
 // second, crossing index; the harness prints cudaMemcpy device-to-device of the same bytes beside it,
 // and the copy ceiling (common/: the better of cudaMemcpy D2D and the best float4 copy kernel, on
 // buffers 4x the L2) that every later step is measured against.
-// Changes from step --: this is the floor of the ladder's ceiling, not a step of the climb.
+// Changes: none; this is the reference point of the ladder, not a step of the climb.
 // Costs: nothing; its output is rows x cols (a copy), checked against the input itself.
 // Source: the copy baseline of NVIDIA's "An Efficient Matrix Transpose in CUDA C/C++" (Mark Harris)
 // and of cuda-samples' transpose; "CUDA编程入门" gives the grid-stride loop (第二次优化(Blocks)).
@@ -35,8 +35,8 @@ void launch(const ladder::DeviceInfo& dev, const float* in, float* out, int64_t 
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep{"transpose/00_copy", launch, "grid-stride copy, 256 threads x SMs x 8 blocks, 1 float per thread per trip",
-                 Output::copied};
+const Step kStep{"transpose/00_copy", launch,
+                 "grid-stride copy, 256-thread blocks, one float per thread per trip", Output::copied};
 TRANSPOSE_STEP(kStep);
 
 }  // namespace transpose::copy

@@ -87,6 +87,17 @@ int run(const Step& step, int argc, char** argv) {
   const ladder::TimingPlan plan = ladder::TimingPlan::from(opt);
   const HostKind kind = on_gpu ? step.host_memory : HostKind::pageable;
 
+  // The ceilings first, on their own buffers (freed again), before the step's memory state exists.
+  if (opt.ceiling && res.device.present) {
+    res.ceiling = ladder::measure_copy_ceiling(res.device, plan);
+    if (on_gpu) {
+      ladder::TransferBandwidth t = ladder::measure_pinned_transfers(size_t(256) << 20, plan);
+      res.extras.push_back({"pinned_h2d_gbps", t.h2d_gbps, "GB/s pinned host->device, 256 MiB"});
+      res.extras.push_back({"pinned_d2h_gbps", t.d2h_gbps, "GB/s pinned device->host"});
+      res.extras.push_back({"pinned_both_gbps", t.both_gbps, "GB/s both directions at once, in total"});
+    }
+  }
+
   // Step 1: inputs and reference. Managed x and y are written from pristine pageable copies so that
   // every end-to-end rep can start with the pages back on the host.
   ladder::HostBuffer<float> hx(n, kind), hy(n, kind), hr(n, kind), ref(n);
@@ -128,7 +139,6 @@ int run(const Step& step, int argc, char** argv) {
     dump();
     res.kernel = ladder::time_host([&] { step.cpu(host, n); }, plan);
     res.metric_value = min_bytes(n) / (res.kernel.median * 1e-3) / 1e9;
-    if (res.device.present && opt.ceiling) res.ceiling = ladder::measure_copy_ceiling(res.device, plan);
     res.notes.push_back("host memory: pageable; the copy ceiling is the GPU's, for scale");
     return ladder::finish(res, opt);
   }
@@ -224,7 +234,7 @@ int run(const Step& step, int argc, char** argv) {
     res.extras.push_back({"kernel_ms_page_faulting", faulting.median, "ms (kernel on host-resident pages)"});
   }
 
-  // Step 5: ceilings, measured in this process.
+  // Step 5: this step's own transfer floor: its end-to-end path with the kernel left out.
   if (opt.ceiling) {
     if (kind != HostKind::mapped) {
       ladder::NvtxRange r("ceiling: transfer floor");
@@ -234,11 +244,6 @@ int run(const Step& step, int argc, char** argv) {
       res.extras.push_back({"end_to_end_pct_of_transfer_floor", 100.0 * floor.median / res.total->median,
                             "% (transfer floor / end-to-end time)"});
     }
-    ladder::TransferBandwidth t = ladder::measure_pinned_transfers(size_t(256) << 20, plan);
-    res.extras.push_back({"pinned_h2d_gbps", t.h2d_gbps, "GB/s pinned host->device, 256 MiB"});
-    res.extras.push_back({"pinned_d2h_gbps", t.d2h_gbps, "GB/s pinned device->host"});
-    res.extras.push_back({"pinned_both_gbps", t.both_gbps, "GB/s both directions at once, in total"});
-    res.ceiling = ladder::measure_copy_ceiling(res.device, plan);
   }
   res.notes.push_back(std::string("host memory: ") + kind_name(kind) + ", " +
                       std::to_string(streams.count) + " stream(s)");

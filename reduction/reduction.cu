@@ -1,0 +1,255 @@
+// The reduction harness: everything a step of this folder does not change — the flags, the input,
+// the reference, the grid of the block-partials steps, restoring the in-place input, the host
+// finish, poisoning, checking, timing, and the CUB ceiling.
+#include "reduction/reduction.cuh"
+
+#include "common/cli.h"
+#include "common/npy.h"
+#include "common/nvtx.h"
+#include "common/random.h"
+#include "common/report.h"
+#include "common/timing.h"
+#include "common/verify.h"
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
+
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace reduction {
+
+int64_t reference_sum(const int32_t* x, int64_t n) {
+  int64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  return sum;
+}
+
+// cub::DeviceReduce::Sum takes its initial value, and with it the accumulator, from the OUTPUT type:
+// InitT = int64_t (the output iterator's value type) and AccumT = decltype(plus(InitT, InputT)).
+// With an int64 output every partial inside CUB is int64 and cannot overflow; with an int32 output
+// it would accumulate in int32 and wrap at 2^28 values of 255.
+static_assert(std::is_same_v<decltype(cuda::std::plus<>{}(int64_t{0}, int{0})), int64_t>,
+              "CUB accumulates int32 inputs into an int64 output in int64");
+
+size_t cub_temp_bytes(int64_t n) {
+  size_t bytes = 0;
+  CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, static_cast<const int*>(nullptr),
+                                    static_cast<int64_t*>(nullptr), n));
+  return bytes;
+}
+
+void cub_sum(const int* data, int64_t n, int64_t* total, void* temp, size_t temp_bytes,
+             cudaStream_t stream) {
+  CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, data, total, n, stream));
+}
+
+namespace {
+
+// The posts' host finish, as a host function enqueued on the timed stream after the partials' D2H
+// copy: the stream (and the stop event behind it) waits until the total exists on the host.
+struct HostFinish {
+  const int* partials = nullptr;  // pinned
+  int64_t count = 0;
+  int64_t total = -1;
+};
+
+void CUDART_CB sum_partials_on_host(void* p) {
+  auto* f = static_cast<HostFinish*>(p);
+  int64_t sum = 0;
+  for (int64_t i = 0; i < f->count; ++i) sum += f->partials[i];
+  f->total = sum;
+}
+
+// Beyond this, 4n bytes no longer fit the size arithmetic; far beyond any device anyway.
+constexpr int64_t kMaxN = int64_t(1) << 60;
+
+}  // namespace
+
+int run(const Step& step, int argc, char** argv) {
+  const ladder::StepInfo info = ladder::StepInfo::from_id(step.id);
+  int64_t n = kDefaultN;
+  ladder::Cli cli(std::string("reduction_") + info.name,
+                  "int64 sum of n int32 values in 0.." + std::to_string(kMaxValue) + " (" + info.id + ")");
+  cli.add_size("n", &n, "number of int32 values");
+  if (!cli.parse(argc, argv)) return ladder::kExitOk;
+  const ladder::CommonOptions& opt = cli.common;
+  const bool host_finish = step.partials != nullptr;
+
+  ladder::Result res;
+  res.step = info;
+  res.device = ladder::init_device(opt);
+  res.size = {{"n", n}};
+  res.metric_unit = "GB/s";
+  res.verify_skipped = !opt.verify;
+  ladder::NvtxRange step_range(info.id);
+  const std::string what = info.id + " at n=" + std::to_string(n);
+  if (n > kMaxN) {
+    char bytes[64];
+    std::snprintf(bytes, sizeof bytes, "%.3Le bytes", 4.0L * static_cast<long double>(n));
+    throw ladder::CudaError(what + " needs more than " + bytes + " of device memory");
+  }
+
+  // Step 1: the shape of the run. Block-partials steps: one int32 partial per `values_per_block`
+  // values, which must not overflow (the step's static_assert says so too; this guards the harness
+  // against a Step built with other numbers).
+  ladder::MemoryNeeds needs;
+  const size_t bytes = ladder::bytes_of<int>(n);
+  BlockGrid grid{};
+  int64_t partial_count = 0;
+  size_t workspace_bytes = 0;
+  if (host_finish) {
+    const int64_t per_block = int64_t(step.threads) * step.data_blocks;
+    if (step.threads <= 0 || step.data_blocks <= 0 || !fits_int32_partial(per_block))
+      throw std::logic_error(info.id + ": int32 partials of " + std::to_string(per_block) +
+                             " values in 0.." + std::to_string(kMaxValue) + " could overflow");
+    partial_count = (n + per_block - 1) / per_block;
+    grid = {0, step.threads, per_block};
+    needs.device = 2 * bytes + ladder::bytes_of<int>(partial_count);  // input, pristine copy, partials
+    needs.pinned = ladder::bytes_of<int>(partial_count);
+  } else {
+    workspace_bytes = step.workspace_bytes ? step.workspace_bytes(res.device, n) : 0;
+    needs.device = bytes + sizeof(int64_t) + workspace_bytes;
+  }
+  const size_t ceiling_bytes = opt.ceiling ? cub_temp_bytes(n) : 0;
+  if (opt.ceiling) needs.device += ceiling_bytes + sizeof(int64_t);
+  needs.host = bytes;
+  ladder::require_memory(needs, what);
+  if (host_finish) {
+    if (partial_count > INT32_MAX)  // gridDim.x limit; unreachable on today's memory sizes
+      throw ladder::UsageError(what + ": " + std::to_string(partial_count) +
+                               " thread blocks exceed the grid limit of 2^31-1");
+    grid.blocks = static_cast<unsigned>(partial_count);
+  }
+
+  // Step 2: the input and the reference.
+  ladder::HostBuffer<int32_t> input(n);
+  int64_t want = 0;
+  {
+    ladder::NvtxRange r("input and reference");
+    ladder::fill_uniform_int(input.get(), n, opt.seed, 1, 0, kMaxValue);
+    want = reference_sum(input.get(), n);
+  }
+
+  // Step 3: device buffers. In-place steps overwrite `data`; `pristine` restores it before each run.
+  ladder::Stream stream;
+  cudaStream_t s = stream.get();
+  ladder::DeviceBuffer<int> data(n), pristine(host_finish ? n : 0), partials(partial_count);
+  ladder::HostBuffer<int> host_partials(partial_count, ladder::HostKind::pinned);
+  ladder::DeviceBuffer<int64_t> total(1);
+  ladder::DeviceBuffer<unsigned char> workspace(static_cast<int64_t>(workspace_bytes));
+  CUDA_CHECK(cudaMemcpy(data.get(), input.get(), bytes, cudaMemcpyHostToDevice));
+  if (host_finish) CUDA_CHECK(cudaMemcpy(pristine.get(), data.get(), bytes, cudaMemcpyDeviceToDevice));
+  if (workspace_bytes) CUDA_CHECK(cudaMemset(workspace.get(), 0, workspace_bytes));
+
+  HostFinish finish{host_partials.get(), partial_count, -1};
+  auto restore = [&] {
+    if (!host_finish) return;
+    CUDA_CHECK(cudaMemcpyAsync(data.get(), pristine.get(), bytes, cudaMemcpyDeviceToDevice, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+  };
+  auto launch = [&] {
+    if (host_finish) step.partials(data.get(), n, partials.get(), grid, s);
+    else step.total(res.device, data.get(), n, total.get(), {workspace.get(), workspace_bytes}, s);
+  };
+  // What is timed: from the launch until the int64 total exists (on the host for the posts' steps).
+  auto reduce = [&] {
+    launch();
+    if (!host_finish) return;
+    CUDA_CHECK(cudaMemcpyAsync(host_partials.get(), partials.get(), partials.bytes(),
+                               cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaLaunchHostFunc(s, sum_partials_on_host, &finish));
+  };
+  auto poison = [&] {
+    if (host_finish) {
+      partials.poison(s);  // every int32 partial becomes -1: one the kernel skips shows in the total
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      std::memset(host_partials.get(), 0xFF, host_partials.bytes());
+      finish.total = -1;
+    } else {
+      total.poison(s);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s));
+  };
+  auto result = [&]() -> int64_t {
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    if (host_finish) return finish.total;
+    int64_t got = -1;
+    CUDA_CHECK(cudaMemcpy(&got, total.get(), sizeof got, cudaMemcpyDeviceToHost));
+    return got;
+  };
+  auto check = [&](int64_t got, const char* run) {
+    if (!opt.verify) return;
+    ladder::VerifyReport v = ladder::verify_exact(&got, &want, 1, {1});
+    v.print(stderr, info.id + ": " + run);
+    res.check.merge(v);
+  };
+
+  // Step 4: the checked run on a fresh input and a poisoned result.
+  double first_ms = 0;
+  int64_t got = -1;
+  {
+    ladder::NvtxRange r("checked run");
+    restore();
+    poison();
+    first_ms = ladder::time_host([&] { reduce(); CUDA_CHECK(cudaStreamSynchronize(s)); },
+                                 {0, 1, 0}).median;
+    got = result();
+    check(got, "checked run");
+    if (!opt.dump_dir.empty()) {
+      ladder::write_npy(opt.dump_dir, "in", input.get(), {n});
+      ladder::write_npy(opt.dump_dir, "sum", &got, {1});
+    }
+  }
+
+  // Step 5: timed, the input restored before each rep outside the timed region; the last rep's
+  // total is checked too.
+  const ladder::TimingPlan plan = ladder::TimingPlan::from(opt).after_first_run(first_ms);
+  {
+    ladder::NvtxRange r("timed");
+    res.kernel = ladder::time_gpu(reduce, s, plan, restore);
+    check(result(), "last timed run");
+  }
+  res.metric_value = min_bytes(n) / (res.kernel.median * 1e-3) / 1e9;
+  if (host_finish) {
+    ladder::NvtxRange r("kernel only");
+    ladder::Stats kernel_only = ladder::time_gpu(launch, s, plan, restore);
+    res.extras.push_back({"kernel_only_ms", kernel_only.median,
+                          "ms (the kernel alone, without the host finish)"});
+    res.extras.push_back({"partials", static_cast<double>(partial_count),
+                          "int32 partials summed on the host"});
+    res.notes.push_back("in place in global memory, input restored between reps (untimed); "
+                        "finish on the host (partials D2H + host loop), timed");
+  } else {
+    res.notes.push_back("input read only; the int64 total is finished on the device");
+  }
+
+  // Step 6: the ceiling, cub::DeviceReduce::Sum on the same (restored) input in this process.
+  if (opt.ceiling) {
+    ladder::NvtxRange r("ceiling: cub::DeviceReduce::Sum");
+    restore();
+    ladder::DeviceBuffer<unsigned char> temp(static_cast<int64_t>(ceiling_bytes));
+    ladder::DeviceBuffer<int64_t> cub_total(1);
+    auto cub_once = [&] { cub_sum(data.get(), n, cub_total.get(), temp.get(), ceiling_bytes, s); };
+    ladder::Stats cub = ladder::time_gpu(cub_once, s, ladder::TimingPlan::from(opt));
+    int64_t cub_got = -1;
+    CUDA_CHECK(cudaMemcpy(&cub_got, cub_total.get(), sizeof cub_got, cudaMemcpyDeviceToHost));
+    if (cub_got != want) res.notes.push_back("warning: the ceiling's CUB total is wrong");
+    ladder::Ceiling c;
+    c.name = "cub::DeviceReduce::Sum int32->int64";
+    c.unit = "GB/s";
+    c.value = min_bytes(n) / (cub.median * 1e-3) / 1e9;
+    char detail[96];
+    std::snprintf(detail, sizeof detail, "%.4f ms median of %d reps, same input", cub.median, cub.reps);
+    c.detail = detail;
+    res.ceiling = c;
+    res.extras.push_back({"ceiling_ms", cub.median, "ms (CUB on the same input)"});
+  }
+  return ladder::finish(res, opt);
+}
+
+}  // namespace reduction

@@ -1,0 +1,84 @@
+// Every registered reduction step at n = 1, 7, 33, 1000, 1000003, 2^24+5 and 2^28, fresh random
+// inputs each time (a new seed per case): the step must verify itself (exact int64 equality with
+// the CPU sum), and for the sizes small enough to dump the test adds up in.npy itself and compares
+// with sum.npy. Also: sizes too large for the machine exit 3 naming the bytes.
+#include "tests/step_runner.h"
+#include "reduction/reduction.cuh"
+
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+namespace {
+
+using ladder_test::run_step;
+
+constexpr int64_t kDumpLimit = (int64_t(1) << 24) + 5;
+
+class ReductionGpu : public testing::TestWithParam<std::tuple<std::string, int64_t>> {};
+
+TEST_P(ReductionGpu, MatchesReference) {
+  REQUIRE_GPU();
+  const auto& [id, n] = GetParam();
+  std::vector<std::string> args = {"--n", std::to_string(n), "--json", "--no-ceiling", "--reps", "1",
+                                   "--warmup", "0", "--seed", std::to_string(ladder_test::fresh_seed())};
+  std::string dir;
+  if (n <= kDumpLimit) {
+    dir = ladder_test::fresh_tmp_dir();
+    args.insert(args.end(), {"--dump", dir});
+  }
+  auto r = run_step(id, args);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_FALSE(r.json.empty()) << r.output;
+  EXPECT_TRUE(ladder_test::json_bool(r.json, "verified")) << r.json;
+  EXPECT_EQ(ladder_test::json_number(r.json, "n"), static_cast<double>(n));
+  EXPECT_GT(ladder_test::json_number(r.json, "median"), 0.0) << r.json;
+  if (dir.empty()) return;
+
+  auto in = ladder_test::read_npy(dir + "/in.npy");
+  auto sum = ladder_test::read_npy(dir + "/sum.npy");
+  ASSERT_EQ(in.descr, "<i4");
+  ASSERT_EQ(sum.descr, "<i8");
+  ASSERT_EQ(in.shape, std::vector<int64_t>{n});
+  ASSERT_EQ(sum.shape, std::vector<int64_t>{1});
+  int64_t want = 0, nonzero = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t v = in.as<int32_t>()[i];
+    ASSERT_GE(v, 0) << i;
+    ASSERT_LE(v, reduction::kMaxValue) << i;
+    want += v;
+    nonzero += v != 0;
+  }
+  EXPECT_EQ(sum.as<int64_t>()[0], want) << id << " at n=" << n;
+  EXPECT_GE(nonzero, n / 2) << "inputs must not be zeros";
+}
+
+std::vector<int64_t> sizes() {
+  return {1, 7, 33, 1000, 1000003, kDumpLimit, reduction::kDefaultN};
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllSteps, ReductionGpu,
+    testing::Combine(testing::ValuesIn(ladder_test::steps_of("reduction")), testing::ValuesIn(sizes())),
+    [](const testing::TestParamInfo<ReductionGpu::ParamType>& p) {
+      return ladder_test::param_name(std::get<0>(p.param), "n" + std::to_string(std::get<1>(p.param)));
+    });
+
+class ReductionLimits : public testing::TestWithParam<std::string> {};
+
+TEST_P(ReductionLimits, HugeSizeExitsThreeNamingTheBytes) {
+  REQUIRE_GPU();
+  // 2^40 values: 4 TiB of input. And 2^62: past what the size arithmetic may hold.
+  for (const char* n : {"2^40", "2^62"}) {
+    auto r = run_step(GetParam(), {"--n", n, "--no-ceiling"});
+    EXPECT_EQ(r.exit_code, 3) << n << "\n" << r.output;
+    EXPECT_NE(r.output.find("bytes"), std::string::npos) << r.output;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSteps, ReductionLimits, testing::ValuesIn(ladder_test::steps_of("reduction")),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           return ladder_test::param_name(p.param, "limits");
+                         });
+
+}  // namespace

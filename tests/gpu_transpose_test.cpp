@@ -1,0 +1,107 @@
+// Every registered transpose step at 1 x 1, 1 x 1000, 1000 x 1, 33 x 65, 200 x 1000 (multiples of
+// 4 but not of the tile: the float4 path with edge tiles), 1000 x 1002 (multiples of 2 only: the
+// float2 path), 1025 x 4097, 4096 x 4096 and the default 8192 x 8192, with a fresh seed each time.
+// The step must verify itself; for sizes small enough to dump, the test also checks
+// out[c][r] == in[r][c] bit for bit from the .npy files, independently of the step's reference.
+// 00_copy is the ceiling step: its output is a copy (rows x cols), checked as out == in.
+// Also: sizes too large for the machine exit 3 naming the bytes.
+#include "tests/step_runner.h"
+#include "transpose/transpose.cuh"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <tuple>
+#include <utility>
+
+namespace {
+
+using ladder_test::run_step;
+using Shape = std::pair<int64_t, int64_t>;  // rows, cols
+
+constexpr int64_t kDumpLimit = int64_t(1025) * 4097;
+
+bool is_copy_step(const std::string& id) { return id == "transpose/00_copy"; }
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+class TransposeGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
+
+TEST_P(TransposeGpu, MatchesReference) {
+  REQUIRE_GPU();
+  const auto& [id, shape] = GetParam();
+  const auto [rows, cols] = shape;
+  std::vector<std::string> args = {"--rows", std::to_string(rows), "--cols", std::to_string(cols),
+                                   "--json", "--no-ceiling", "--reps", "1", "--warmup", "0",
+                                   "--seed", std::to_string(ladder_test::fresh_seed())};
+  std::string dir;
+  if (rows * cols <= kDumpLimit) {
+    dir = ladder_test::fresh_tmp_dir();
+    args.insert(args.end(), {"--dump", dir});
+  }
+  auto r = run_step(id, args);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_FALSE(r.json.empty()) << r.output;
+  EXPECT_TRUE(ladder_test::json_bool(r.json, "verified")) << r.json;
+  EXPECT_EQ(ladder_test::json_number(r.json, "rows"), static_cast<double>(rows));
+  EXPECT_EQ(ladder_test::json_number(r.json, "cols"), static_cast<double>(cols));
+  EXPECT_GT(ladder_test::json_number(r.json, "median"), 0.0) << r.json;
+  if (dir.empty()) return;
+
+  auto in = ladder_test::read_npy(dir + "/in.npy");
+  auto out = ladder_test::read_npy(dir + "/out.npy");
+  ASSERT_EQ(in.shape, (std::vector<int64_t>{rows, cols}));
+  const float* a = in.as<float>();
+  const float* b = out.as<float>();
+  int64_t nonzero = 0;
+  for (int64_t i = 0; i < rows * cols; ++i) nonzero += a[i] != 0.0f;
+  EXPECT_GE(nonzero, rows * cols / 2) << "inputs must not be zeros";
+
+  if (is_copy_step(id)) {
+    ASSERT_EQ(out.shape, (std::vector<int64_t>{rows, cols}));
+    for (int64_t i = 0; i < rows * cols; ++i) ASSERT_TRUE(same_bits(b[i], a[i])) << id << " element " << i;
+    return;
+  }
+  ASSERT_EQ(out.shape, (std::vector<int64_t>{cols, rows}));
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t col = 0; col < cols; ++col)
+      ASSERT_TRUE(same_bits(b[col * rows + row], a[row * cols + col]))
+          << id << " out[" << col << "][" << row << "] = " << b[col * rows + row] << ", in["
+          << row << "][" << col << "] = " << a[row * cols + col];
+}
+
+std::vector<Shape> shapes() {
+  return {{1, 1},       {1, 1000},     {1000, 1},    {33, 65},
+          {200, 1000},  {1000, 1002},  {1025, 4097}, {4096, 4096},
+          {transpose::kDefaultRows, transpose::kDefaultCols}};
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllSteps, TransposeGpu,
+    testing::Combine(testing::ValuesIn(ladder_test::steps_of("transpose")), testing::ValuesIn(shapes())),
+    [](const testing::TestParamInfo<TransposeGpu::ParamType>& p) {
+      const Shape& s = std::get<1>(p.param);
+      return ladder_test::param_name(std::get<0>(p.param),
+                                     std::to_string(s.first) + "x" + std::to_string(s.second));
+    });
+
+class TransposeLimits : public testing::TestWithParam<std::string> {};
+
+TEST_P(TransposeLimits, HugeSizeExitsThreeNamingTheBytes) {
+  REQUIRE_GPU();
+  // 2 x 4e10 floats = 320 GB: more than any device.
+  auto r = run_step(GetParam(), {"--rows", "200000", "--cols", "200000", "--no-ceiling"});
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("bytes"), std::string::npos) << r.output;
+  // rows x cols x 8 does not even fit in 64 bits: refused before any multiplication can wrap.
+  r = run_step(GetParam(), {"--rows", "2^40", "--cols", "2^40", "--no-ceiling"});
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("bytes"), std::string::npos) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSteps, TransposeLimits, testing::ValuesIn(ladder_test::steps_of("transpose")),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           return ladder_test::param_name(p.param, "limits");
+                         });
+
+}  // namespace
