@@ -128,10 +128,13 @@ void HostBuffer<T>::release() {
 
 namespace ladder {
 
-// A non-blocking CUDA stream that is destroyed with its scope.
+// A CUDA stream that is destroyed with its scope. Deliberately a *blocking* stream: it is ordered
+// with the legacy default stream, so a harness that fills a buffer with plain cudaMemcpy/cudaMemset
+// (which return before a device-to-device copy or a memset has finished) and then uses the buffer
+// on this stream cannot race. Streams still overlap with each other (vector_add 06).
 class Stream {
  public:
-  Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  Stream() { CUDA_CHECK(cudaStreamCreate(&s_)); }
   ~Stream() { if (s_) cudaStreamDestroy(s_); }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;

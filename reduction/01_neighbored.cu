@@ -5,10 +5,10 @@
 // partials[blockIdx.x]; the harness copies the partials to the host and adds them there, as the post.
 // Changes from step 00: our own kernel; the posts' plan (a tree per block, the host adds the blocks).
 // Costs: divergence. In pass 1 only the even threads of every warp add, in pass 2 every fourth...:
-// every warp of the block stays busy through all 9 passes while fewer and fewer of its lanes do
-// work (ncu: smsp__thread_inst_executed_per_inst_executed.ratio, "warp execution efficiency", is
-// low). The % is an integer division, and the neighbours' addresses spread a warp's accesses over
-// more and more 32-byte sectors as the stride grows.
+// every warp of the block issues all 9 passes while fewer and fewer of its lanes do work (ncu on
+// an H100: branch uniformity smsp__sass_average_branch_targets_threads_uniform.pct 69%, active
+// lanes per instruction smsp__thread_inst_executed_per_inst_executed.ratio 29.2 of 32, diluted by
+// the bookkeeping all lanes run). The % is an integer division on every pass.
 // Source: "【CUDA】Branch Divergence and Unrolling Loop", 1.2 并行规约中的发散, reduceNeighbored.
 // Run: build/bin/reduction_01_neighbored
 #include "reduction/reduction.cuh"

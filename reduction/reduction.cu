@@ -142,9 +142,13 @@ int run(const Step& step, int argc, char** argv) {
   ladder::HostBuffer<int> host_partials(partial_count, ladder::HostKind::pinned);
   ladder::DeviceBuffer<int64_t> total(1);
   ladder::DeviceBuffer<unsigned char> workspace(static_cast<int64_t>(workspace_bytes));
-  CUDA_CHECK(cudaMemcpy(data.get(), input.get(), bytes, cudaMemcpyHostToDevice));
-  if (host_finish) CUDA_CHECK(cudaMemcpy(pristine.get(), data.get(), bytes, cudaMemcpyDeviceToDevice));
-  if (workspace_bytes) CUDA_CHECK(cudaMemset(workspace.get(), 0, workspace_bytes));
+  // All on the step's stream, then wait: a plain cudaMemcpy D2D or cudaMemset returns before the
+  // device has finished, and `pristine` and the workspace must be complete before first use.
+  CUDA_CHECK(cudaMemcpyAsync(data.get(), input.get(), bytes, cudaMemcpyHostToDevice, s));
+  if (host_finish)
+    CUDA_CHECK(cudaMemcpyAsync(pristine.get(), data.get(), bytes, cudaMemcpyDeviceToDevice, s));
+  if (workspace_bytes) CUDA_CHECK(cudaMemsetAsync(workspace.get(), 0, workspace_bytes, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
 
   HostFinish finish{host_partials.get(), partial_count, -1};
   auto restore = [&] {

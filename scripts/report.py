@@ -71,8 +71,13 @@ def table(rows):
                      f"{r['metric']['value']:.1f} {r['metric']['unit']} | {pct(r)} | {vs_prev} | {vs_base} | {verified(r)} |")
         if r["index"] >= 1:
             prev = k
-    ceilings = sorted({f"{r['ceiling']['name']} {r['ceiling']['value']:.0f} {r['ceiling']['unit']}"
-                       for r in rows if r.get("ceiling")})
+    by_name = {}
+    for r in rows:
+        if r.get("ceiling"):
+            c = r["ceiling"]
+            by_name.setdefault((c["name"], c["unit"]), []).append(c["value"])
+    ceilings = [f"{name} {min(v):.0f}" + (f"-{max(v):.0f}" if max(v) - min(v) >= 0.5 else "") + f" {unit}"
+                for (name, unit), v in sorted(by_name.items())]
     return "\n".join(lines), ceilings
 
 

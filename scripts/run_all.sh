@@ -63,7 +63,11 @@ for e in "${selected[@]}"; do
     "$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")"
 done
 
-device=$(cat "$tmp"/*.json 2>/dev/null | head -n 1 | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["device"])' 2>/dev/null || echo unknown)
+first_json=$(ls "$tmp"/*.json 2>/dev/null | head -n 1)
+device=unknown
+if [ -n "$first_json" ]; then
+  device=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"])' "$first_json")
+fi
 out="$results_root/$(echo "$device" | tr -c 'A-Za-z0-9._-' '_' | sed 's/_*$//')"
 mkdir -p "$out"
 cp "$tmp"/*.json "$out"/ 2>/dev/null

@@ -20,20 +20,11 @@ class ReductionGpu : public testing::TestWithParam<std::tuple<std::string, int64
 TEST_P(ReductionGpu, MatchesReference) {
   REQUIRE_GPU();
   const auto& [id, n] = GetParam();
-  std::vector<std::string> args = {"--n", std::to_string(n), "--json", "--no-ceiling", "--reps", "1",
-                                   "--warmup", "0", "--seed", std::to_string(ladder_test::fresh_seed())};
-  std::string dir;
-  if (n <= kDumpLimit) {
-    dir = ladder_test::fresh_tmp_dir();
-    args.insert(args.end(), {"--dump", dir});
-  }
-  auto r = run_step(id, args);
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  ASSERT_FALSE(r.json.empty()) << r.output;
-  EXPECT_TRUE(ladder_test::json_bool(r.json, "verified")) << r.json;
-  EXPECT_EQ(ladder_test::json_number(r.json, "n"), static_cast<double>(n));
-  EXPECT_GT(ladder_test::json_number(r.json, "median"), 0.0) << r.json;
-  if (dir.empty()) return;
+  auto c = ladder_test::run_case(id, {"--n", std::to_string(n)}, n <= kDumpLimit);
+  ASSERT_TRUE(ladder_test::verified_run(c.run));
+  EXPECT_EQ(ladder_test::json_number(c.run.json, "n"), static_cast<double>(n));
+  if (c.dump_dir.empty()) return;
+  const std::string& dir = c.dump_dir;
 
   auto in = ladder_test::read_npy(dir + "/in.npy");
   auto sum = ladder_test::read_npy(dir + "/sum.npy");

@@ -31,22 +31,13 @@ TEST_P(TransposeGpu, MatchesReference) {
   REQUIRE_GPU();
   const auto& [id, shape] = GetParam();
   const auto [rows, cols] = shape;
-  std::vector<std::string> args = {"--rows", std::to_string(rows), "--cols", std::to_string(cols),
-                                   "--json", "--no-ceiling", "--reps", "1", "--warmup", "0",
-                                   "--seed", std::to_string(ladder_test::fresh_seed())};
-  std::string dir;
-  if (rows * cols <= kDumpLimit) {
-    dir = ladder_test::fresh_tmp_dir();
-    args.insert(args.end(), {"--dump", dir});
-  }
-  auto r = run_step(id, args);
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  ASSERT_FALSE(r.json.empty()) << r.output;
-  EXPECT_TRUE(ladder_test::json_bool(r.json, "verified")) << r.json;
-  EXPECT_EQ(ladder_test::json_number(r.json, "rows"), static_cast<double>(rows));
-  EXPECT_EQ(ladder_test::json_number(r.json, "cols"), static_cast<double>(cols));
-  EXPECT_GT(ladder_test::json_number(r.json, "median"), 0.0) << r.json;
-  if (dir.empty()) return;
+  auto c = ladder_test::run_case(id, {"--rows", std::to_string(rows), "--cols", std::to_string(cols)},
+                                 rows * cols <= kDumpLimit);
+  ASSERT_TRUE(ladder_test::verified_run(c.run));
+  EXPECT_EQ(ladder_test::json_number(c.run.json, "rows"), static_cast<double>(rows));
+  EXPECT_EQ(ladder_test::json_number(c.run.json, "cols"), static_cast<double>(cols));
+  if (c.dump_dir.empty()) return;
+  const std::string& dir = c.dump_dir;
 
   auto in = ladder_test::read_npy(dir + "/in.npy");
   auto out = ladder_test::read_npy(dir + "/out.npy");

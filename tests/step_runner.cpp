@@ -82,6 +82,28 @@ StepRun run_step(const std::string& id, const std::vector<std::string>& args) {
   return r;
 }
 
+CaseRun run_case(const std::string& id, const std::vector<std::string>& size_args, bool dump) {
+  CaseRun c;
+  std::vector<std::string> args = size_args;
+  args.insert(args.end(), {"--json", "--no-ceiling", "--reps", "1", "--warmup", "0", "--seed",
+                           std::to_string(fresh_seed())});
+  if (dump) {
+    c.dump_dir = fresh_tmp_dir();
+    args.insert(args.end(), {"--dump", c.dump_dir});
+  }
+  c.run = run_step(id, args);
+  return c;
+}
+
+testing::AssertionResult verified_run(const StepRun& r) {
+  if (r.exit_code != 0)
+    return testing::AssertionFailure() << "exit code " << r.exit_code << "\n" << r.output;
+  if (r.json.empty()) return testing::AssertionFailure() << "no JSON record\n" << r.output;
+  if (!json_bool(r.json, "verified")) return testing::AssertionFailure() << "not verified: " << r.json;
+  if (!(json_number(r.json, "median") > 0)) return testing::AssertionFailure() << "no time: " << r.json;
+  return testing::AssertionSuccess();
+}
+
 bool gpu_available() {
   static const bool present = [] {
     int count = 0;

@@ -25,6 +25,16 @@ struct StepRun {
 };
 StepRun run_step(const std::string& id, const std::vector<std::string>& args);
 
+// One GPU test case: runs the step with `size_args` plus a fresh seed, --json --no-ceiling, one rep
+// and no warm-up, and --dump into a fresh directory when `dump` is true (dump_dir empty otherwise).
+struct CaseRun {
+  StepRun run;
+  std::string dump_dir;
+};
+CaseRun run_case(const std::string& id, const std::vector<std::string>& size_args, bool dump);
+// What every GPU case asserts first: exit 0, a JSON record, "verified":true, a positive median.
+testing::AssertionResult verified_run(const StepRun& r);
+
 // True when this process sees a CUDA device (cudaGetDeviceCount > 0).
 bool gpu_available();
 

@@ -6,11 +6,12 @@
 // store: 4x the bytes in flight of step 05 for the same 256 threads, and a quarter of the load and
 // store instructions and address computations.
 // Shared memory: a float4 of `in` holds 4 consecutive columns; the write half needs 4 consecutive
-// rows of one column. Stored naively, one of the two sides would hit 2- to 8-way bank conflicts.
-// Instead the tile is de-interleaved on both axes: element (r, c) lives at tile[slot(r)][slot(c)]
-// with slot(i) = (i % 4) * 16 + i / 4, and rows are padded to 65 words. Then the 32 scalar shared
-// stores of a warp (two tile rows, 16 columns each) and its 32 scalar shared loads (two tile
-// columns, 16 rows each) land in 32 different banks (see the static_asserts and the README).
+// rows of one column. Stored plainly (tile[r][c], 65-word rows), a warp's 32 scalar shared
+// accesses would fall in only 16 banks on both sides: 2-way conflicts. Instead the tile is
+// de-interleaved on both axes: element (r, c) lives at tile[slot(r)][slot(c)] with
+// slot(i) = (i % 4) * 16 + i / 4. Then the 32 scalar shared stores of a warp (two tile rows, 16
+// columns each) and its 32 scalar shared loads (two tile columns, 16 rows each) land in 32
+// different banks (the README works it out).
 // Changes from step 05: 64 x 64 tiles instead of 32 x 32, float4 global accesses, the shuffled
 // shared layout, 16 elements per thread, and one 64-bit base address per thread and side.
 // Costs: rows and cols must be multiples of 4 for the float4 path; otherwise the same kernel runs
