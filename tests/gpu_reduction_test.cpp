@@ -11,8 +11,6 @@
 
 namespace {
 
-using ladder_test::run_step;
-
 constexpr int64_t kDumpLimit = (int64_t(1) << 24) + 5;
 
 class ReductionGpu : public testing::TestWithParam<std::tuple<std::string, int64_t>> {};
@@ -54,22 +52,5 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<ReductionGpu::ParamType>& p) {
       return ladder_test::param_name(std::get<0>(p.param), "n" + std::to_string(std::get<1>(p.param)));
     });
-
-class ReductionLimits : public testing::TestWithParam<std::string> {};
-
-TEST_P(ReductionLimits, HugeSizeExitsThreeNamingTheBytes) {
-  REQUIRE_GPU();
-  // 2^40 values: 4 TiB of input. And 2^62: past what the size arithmetic may hold.
-  for (const char* n : {"2^40", "2^62"}) {
-    auto r = run_step(GetParam(), {"--n", n, "--no-ceiling"});
-    EXPECT_EQ(r.exit_code, 3) << n << "\n" << r.output;
-    EXPECT_NE(r.output.find("bytes"), std::string::npos) << r.output;
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(AllSteps, ReductionLimits, testing::ValuesIn(ladder_test::steps_of("reduction")),
-                         [](const testing::TestParamInfo<std::string>& p) {
-                           return ladder_test::param_name(p.param, "limits");
-                         });
 
 }  // namespace

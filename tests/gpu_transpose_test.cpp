@@ -16,7 +16,6 @@
 
 namespace {
 
-using ladder_test::run_step;
 using Shape = std::pair<int64_t, int64_t>;  // rows, cols
 
 constexpr int64_t kDumpLimit = int64_t(1025) * 4097;
@@ -75,24 +74,5 @@ INSTANTIATE_TEST_SUITE_P(
       return ladder_test::param_name(std::get<0>(p.param),
                                      std::to_string(s.first) + "x" + std::to_string(s.second));
     });
-
-class TransposeLimits : public testing::TestWithParam<std::string> {};
-
-TEST_P(TransposeLimits, HugeSizeExitsThreeNamingTheBytes) {
-  REQUIRE_GPU();
-  // 2 x 4e10 floats = 320 GB: more than any device.
-  auto r = run_step(GetParam(), {"--rows", "200000", "--cols", "200000", "--no-ceiling"});
-  EXPECT_EQ(r.exit_code, 3) << r.output;
-  EXPECT_NE(r.output.find("bytes"), std::string::npos) << r.output;
-  // rows x cols x 8 does not even fit in 64 bits: refused before any multiplication can wrap.
-  r = run_step(GetParam(), {"--rows", "2^40", "--cols", "2^40", "--no-ceiling"});
-  EXPECT_EQ(r.exit_code, 3) << r.output;
-  EXPECT_NE(r.output.find("bytes"), std::string::npos) << r.output;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllSteps, TransposeLimits, testing::ValuesIn(ladder_test::steps_of("transpose")),
-                         [](const testing::TestParamInfo<std::string>& p) {
-                           return ladder_test::param_name(p.param, "limits");
-                         });
 
 }  // namespace
