@@ -87,7 +87,6 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan) {
   CUDA_CHECK(cudaMemset(src.get(), 0x3C, bytes));  // nonzero data; the copy does not care
 
   Stream s;
-  auto gbps = [&](const Stats& st) { return 2.0 * bytes / (st.median * 1e-3) / 1e9; };
 
   Stats memcpy_stats = time_gpu(
       [&] { CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s)); },
@@ -103,7 +102,8 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan) {
     CUDA_CHECK_LAUNCH();
   }, s, plan);
 
-  double m = gbps(memcpy_stats), best_kernel = std::max(gbps(k1), gbps(k4));
+  double m = gbps(2.0 * bytes, memcpy_stats.median),
+         best_kernel = std::max(gbps(2.0 * bytes, k1.median), gbps(2.0 * bytes, k4.median));
   Ceiling c;
   c.unit = "GB/s";
   c.value = std::max(m, best_kernel);
@@ -126,20 +126,19 @@ TransferBandwidth measure_pinned_transfers(size_t bytes, const TimingPlan& plan)
   DeviceBuffer<char> d_in(static_cast<int64_t>(bytes)), d_out(static_cast<int64_t>(bytes));
   std::fill(h_in.get(), h_in.get() + bytes, 1);
   Stream a, b;
-  auto gbps = [&](double total_bytes, const Stats& st) { return total_bytes / (st.median * 1e-3) / 1e9; };
   TransferBandwidth t;
   t.h2d_gbps = gbps(bytes, time_gpu([&] {
     CUDA_CHECK(cudaMemcpyAsync(d_in.get(), h_in.get(), bytes, cudaMemcpyHostToDevice, a));
-  }, a, plan));
+  }, a, plan).median);
   t.d2h_gbps = gbps(bytes, time_gpu([&] {
     CUDA_CHECK(cudaMemcpyAsync(h_out.get(), d_out.get(), bytes, cudaMemcpyDeviceToHost, a));
-  }, a, plan));
+  }, a, plan).median);
   t.both_gbps = gbps(2.0 * bytes, time_host([&] {
     CUDA_CHECK(cudaMemcpyAsync(d_in.get(), h_in.get(), bytes, cudaMemcpyHostToDevice, a));
     CUDA_CHECK(cudaMemcpyAsync(h_out.get(), d_out.get(), bytes, cudaMemcpyDeviceToHost, b));
     CUDA_CHECK(cudaStreamSynchronize(a));
     CUDA_CHECK(cudaStreamSynchronize(b));
-  }, plan));
+  }, plan).median);
   return t;
 }
 

@@ -46,6 +46,12 @@ Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
 // Host region: `work` must return only when its result is complete (synchronize inside it).
 Stats time_host(const Work& work, const TimingPlan& plan, const Work& before_each = {});
 
+// One run on the host clock, no warm-up: the checked run, whose time decides the warm-up that follows.
+inline double time_once_ms(const Work& work) { return time_host(work, TimingPlan{0, 1, 0}).median; }
+
+// Effective bandwidth: `bytes` moved in `ms` milliseconds, in GB/s.
+inline double gbps(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
+
 // The loop both of the above share: `measure_once` returns one sample in ms.
 Stats time_loop(const std::function<double()>& measure_once, const TimingPlan& plan,
                 const Work& before_each);

@@ -200,8 +200,7 @@ int run(const Step& step, int argc, char** argv) {
     ladder::NvtxRange r("checked run");
     restore();
     poison();
-    first_ms = ladder::time_host([&] { reduce(); CUDA_CHECK(cudaStreamSynchronize(s)); },
-                                 {0, 1, 0}).median;
+    first_ms = ladder::time_once_ms([&] { reduce(); CUDA_CHECK(cudaStreamSynchronize(s)); });
     got = result();
     check(got, "checked run");
     if (!opt.dump_dir.empty()) {
@@ -218,7 +217,7 @@ int run(const Step& step, int argc, char** argv) {
     res.kernel = ladder::time_gpu(reduce, s, plan, restore);
     check(result(), "last timed run");
   }
-  res.metric_value = min_bytes(n) / (res.kernel.median * 1e-3) / 1e9;
+  res.metric_value = ladder::gbps(min_bytes(n), res.kernel.median);
   if (host_finish) {
     ladder::NvtxRange r("kernel only");
     ladder::Stats kernel_only = ladder::time_gpu(launch, s, plan, restore);
@@ -246,7 +245,7 @@ int run(const Step& step, int argc, char** argv) {
     ladder::Ceiling c;
     c.name = "cub::DeviceReduce::Sum int32->int64";
     c.unit = "GB/s";
-    c.value = min_bytes(n) / (cub.median * 1e-3) / 1e9;
+    c.value = ladder::gbps(min_bytes(n), cub.median);
     char detail[96];
     std::snprintf(detail, sizeof detail, "%.4f ms median of %d reps, same input", cub.median, cub.reps);
     c.detail = detail;

@@ -153,6 +153,14 @@ TEST(TimingLoop, WarmsUpThenStopsAtRepsOrBudget) {
   EXPECT_DOUBLE_EQ(s.median, 5000.0);
 }
 
+TEST(TimingHelpers, BandwidthAndOneShotRun) {
+  EXPECT_DOUBLE_EQ(ladder::gbps(1.2e9, 0.5), 2400.0);  // 1.2 GB in 0.5 ms
+  int calls = 0;
+  double ms = ladder::time_once_ms([&] { ++calls; });
+  EXPECT_EQ(calls, 1);  // no warm-up, one run
+  EXPECT_GE(ms, 0.0);
+}
+
 TEST(Verify, ExactPassesIdenticalAndReportsFirstMismatches) {
   std::vector<float> want(100), got(100);
   for (int i = 0; i < 100; ++i) want[i] = got[i] = 0.5f * i;

@@ -104,7 +104,7 @@ int run(const Step& step, int argc, char** argv) {
     ladder::NvtxRange r("checked run");
     d_out.poison(stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    first_ms = ladder::time_host([&] { launch(); stream.sync(); }, {0, 1, 0}).median;
+    first_ms = ladder::time_once_ms([&] { launch(); stream.sync(); });
     CUDA_CHECK(cudaMemcpy(h_out.get(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
     if (opt.verify) {
       const float* want = copies ? h_in.get() : ref.get();
@@ -123,7 +123,7 @@ int run(const Step& step, int argc, char** argv) {
     ladder::NvtxRange r("timed");
     res.kernel = ladder::time_gpu(launch, stream, plan.after_first_run(first_ms));
   }
-  res.metric_value = min_bytes(rows, cols) / (res.kernel.median * 1e-3) / 1e9;
+  res.metric_value = ladder::gbps(min_bytes(rows, cols), res.kernel.median);
 
   // Step 5: the ceiling step shows the copy engine's D2D copy of the same bytes beside its kernel.
   if (copies) {
@@ -132,7 +132,7 @@ int run(const Step& step, int argc, char** argv) {
       CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_in.get(), bytes, cudaMemcpyDeviceToDevice, stream));
     }, stream, plan);
     res.extras.push_back({"memcpy_d2d_ms", m.median, "ms (cudaMemcpy device-to-device, same bytes)"});
-    res.extras.push_back({"memcpy_d2d_gbps", min_bytes(rows, cols) / (m.median * 1e-3) / 1e9,
+    res.extras.push_back({"memcpy_d2d_gbps", ladder::gbps(min_bytes(rows, cols), m.median),
                           "GB/s (cudaMemcpy device-to-device, same bytes)"});
   }
   if (step.shape[0] != '\0') res.notes.push_back(step.shape);

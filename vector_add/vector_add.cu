@@ -137,7 +137,7 @@ int run(const Step& step, int argc, char** argv) {
     check("CPU result");
     dump();
     res.kernel = ladder::time_host([&] { step.cpu(host, n); }, plan);
-    res.metric_value = min_bytes(n) / (res.kernel.median * 1e-3) / 1e9;
+    res.metric_value = ladder::gbps(min_bytes(n), res.kernel.median);
     res.notes.push_back("host memory: pageable; the copy ceiling is the GPU's, for scale");
     return ladder::finish(res, opt);
   }
@@ -198,8 +198,7 @@ int run(const Step& step, int argc, char** argv) {
     resident_on_device();
     if (dr.get()) dr.poison(s0);
     else CUDA_CHECK(cudaMemsetAsync(hr.get(), 0xFF, bytes, s0));
-    first_ms = ladder::time_host([&] { launch(); CUDA_CHECK(cudaStreamSynchronize(s0)); },
-                                 {0, 1, 0}).median;
+    first_ms = ladder::time_once_ms([&] { launch(); CUDA_CHECK(cudaStreamSynchronize(s0)); });
     if (dr.get()) CUDA_CHECK(cudaMemcpy(hr.get(), dr.get(), bytes, cudaMemcpyDeviceToHost));
     check("kernel output");
     dump();
@@ -209,14 +208,14 @@ int run(const Step& step, int argc, char** argv) {
     resident_on_device();
     res.kernel = ladder::time_gpu(launch, s0, plan.after_first_run(first_ms));
   }
-  res.metric_value = min_bytes(n) / (res.kernel.median * 1e-3) / 1e9;
+  res.metric_value = ladder::gbps(min_bytes(n), res.kernel.median);
 
   // Step 4: end to end (host inputs -> host result), checked, then timed.
   auto end_to_end = [&] { step.end_to_end(res.device, host, device, n, step.launch, streams); };
   {
     ladder::NvtxRange r("end-to-end: checked run");
     fresh_end_to_end();
-    first_ms = ladder::time_host(end_to_end, {0, 1, 0}).median;
+    first_ms = ladder::time_once_ms(end_to_end);
     check("end-to-end result");
   }
   {
