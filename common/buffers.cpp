@@ -1,6 +1,8 @@
 #include "common/buffers.h"
 
+#include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <fstream>
 #include <sstream>
 
@@ -30,15 +32,50 @@ std::string format_bytes(size_t bytes) {
   return buf;
 }
 
+namespace {
+
+[[noreturn]] void throw_too_large(long double count, size_t elem) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "a buffer of %.4Lg elements of %zu bytes needs %.4Lg bytes, more than any machine has "
+                "(the limit is 2^60 bytes)",
+                count, elem, count * static_cast<long double>(elem));
+  throw CudaError(buf);
+}
+
+}  // namespace
+
+size_t checked_bytes(int64_t count, size_t elem) {
+  if (count < 0) throw std::invalid_argument("checked_bytes: negative count");
+  const long double bytes = static_cast<long double>(count) * static_cast<long double>(elem);
+  if (bytes > static_cast<long double>(kMaxBufferBytes)) throw_too_large(count, elem);
+  return static_cast<size_t>(count) * elem;
+}
+
+int64_t checked_count(std::initializer_list<int64_t> extents, size_t elem) {
+  long double count = 1;
+  for (int64_t e : extents) {
+    if (e < 0) throw std::invalid_argument("checked_count: negative extent");
+    count *= static_cast<long double>(e);
+  }
+  if (count * static_cast<long double>(elem) > static_cast<long double>(kMaxBufferBytes))
+    throw_too_large(count, elem);
+  int64_t exact = 1;
+  for (int64_t e : extents) exact *= e;  // cannot wrap: the product is below 2^60
+  return exact;
+}
+
+size_t saturating_add(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
 void require_memory(const MemoryNeeds& n, const std::string& what) {
   size_t dev_free = 0, dev_total = 0;
-  if (n.device + n.managed > 0) CUDA_CHECK(cudaMemGetInfo(&dev_free, &dev_total));
-  size_t dev_need = n.device + n.managed;
-  if (dev_need > 0 && dev_need + kDeviceMargin > dev_free)
+  const size_t dev_need = saturating_add(n.device, n.managed);
+  if (dev_need > 0) CUDA_CHECK(cudaMemGetInfo(&dev_free, &dev_total));
+  if (dev_need > 0 && saturating_add(dev_need, kDeviceMargin) > dev_free)
     throw CudaError(what + " needs " + format_bytes(dev_need) + " of device memory, " +
                     format_bytes(dev_free) + " free");
 
-  size_t host_need = n.host + n.pinned + n.managed;
+  const size_t host_need = saturating_add(saturating_add(n.host, n.pinned), n.managed);
   size_t avail = host_bytes_available();
   if (host_need > 0 && avail > 0 && host_need > avail - avail / 10)
     throw CudaError(what + " needs " + format_bytes(host_need) + " of host memory, " +
@@ -87,6 +124,17 @@ void* host_allocate(size_t bytes, HostKind kind) {
                     " failed: " + cudaGetErrorString(err));
   }
   return p;
+}
+
+void prefetch_managed(const void* p, size_t bytes, int device, cudaStream_t stream) {
+#if CUDART_VERSION >= 13000
+  cudaMemLocation where{};
+  where.type = device == kHostLocation ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+  where.id = device == kHostLocation ? 0 : device;
+  CUDA_CHECK(cudaMemPrefetchAsync(p, bytes, where, 0, stream));
+#else
+  CUDA_CHECK(cudaMemPrefetchAsync(p, bytes, device == kHostLocation ? cudaCpuDeviceId : device, stream));
+#endif
 }
 
 void host_release(void* p, HostKind kind) {

@@ -9,9 +9,24 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 
 namespace ladder {
+
+// The most bytes one buffer may ask for: 2^60 (one exbibyte), far past any machine, and small enough
+// that a handful of such byte counts, multiplied by small factors and added, cannot wrap 64 bits.
+constexpr size_t kMaxBufferBytes = size_t(1) << 60;
+
+// Bytes of `count` elements of `elem` bytes each. A count whose bytes would pass kMaxBufferBytes
+// throws CudaError (exit 3) naming the bytes it would need, so no later multiplication, sum or
+// allocation ever sees a wrapped size. Every folder sizes its buffers through this (or bytes_of).
+size_t checked_bytes(int64_t count, size_t elem);
+// The element count of a multi-dimensional array (rows x cols, N x M x L), checked the same way:
+// throws CudaError naming the bytes when count * elem would pass kMaxBufferBytes.
+int64_t checked_count(std::initializer_list<int64_t> extents, size_t elem);
+// a + b, or SIZE_MAX when the sum would wrap: the memory guard adds with this.
+size_t saturating_add(size_t a, size_t b);
 
 // What a step will allocate, added up before it allocates anything.
 struct MemoryNeeds {
@@ -36,10 +51,15 @@ std::string format_bytes(size_t bytes);  // "1.20 GB (1200000000 bytes)"
 
 template <typename T>
 size_t bytes_of(int64_t count) {
-  return static_cast<size_t>(count) * sizeof(T);
+  return checked_bytes(count, sizeof(T));
 }
 
 enum class HostKind { pageable, pinned, mapped, managed };
+
+// Moves managed pages to device `device`, or to the host with kHostLocation, in bulk on `stream`.
+// CUDA 13 takes a cudaMemLocation; CUDA 12 took a device number (cudaCpuDeviceId for the host).
+constexpr int kHostLocation = -1;
+void prefetch_managed(const void* p, size_t bytes, int device, cudaStream_t stream);
 
 // Allocators behind the buffers: each throws CudaError naming the bytes it asked for.
 void* device_allocate(size_t bytes);

@@ -1,6 +1,6 @@
 // Error handling shared by every step: one macro per library that names the failing call, and the
-// exceptions that main() turns into the documented exit codes (DESIGN.md, "The step executable's
-// contract"): 2 bad usage, 3 CUDA or library error, 77 no usable CUDA device.
+// exceptions that main() turns into the documented exit codes (docs/contract.md, "Exit codes"):
+// 2 bad usage, 3 CUDA or library error, 77 no usable CUDA device.
 #pragma once
 
 #include <cuda_runtime.h>

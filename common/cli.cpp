@@ -1,6 +1,7 @@
 #include "common/cli.h"
 
 #include "common/check.h"
+#include "common/npy.h"
 
 #include <cctype>
 #include <cstdio>
@@ -190,6 +191,7 @@ bool Cli::parse(int argc, const char* const* argv) {
     } else if (name == "dump") {
       common.dump_dir = take_value();
       if (common.dump_dir.empty()) throw UsageError("--dump needs a directory");
+      require_writable_dir(common.dump_dir);
     } else if (const Flag* f = find(name)) {
       if (f->size) {
         std::string v = take_value();

@@ -1,5 +1,5 @@
-// Command-line parsing for every step: the shared flags of DESIGN.md plus the folder's own size and
-// choice flags. Sizes are 64-bit. Any error throws ladder::UsageError with a one-line message;
+// Command-line parsing for every step: the shared flags of docs/contract.md plus the folder's own
+// size and choice flags. Sizes are 64-bit. Any error throws ladder::UsageError with a one-line message;
 // main() prints it with the usage and exits 2.
 #pragma once
 

@@ -1,5 +1,5 @@
 // The device and the ceilings every step is measured against, both measured in the step's own
-// process (DESIGN.md, "Measuring honestly").
+// process (docs/measuring.md).
 #pragma once
 
 #include "common/cli.h"
@@ -39,8 +39,8 @@ struct Ceiling {
   std::string detail;    // how it was obtained, for the human block
 };
 
-// DESIGN.md's one copy ceiling: max(cudaMemcpy device-to-device, the best copy kernel), bytes read +
-// written, on buffers of max(4 x L2, 256 MiB) each.
+// The one copy ceiling (docs/measuring.md): max(cudaMemcpy device-to-device, the best copy
+// kernel), bytes read + written, on buffers of max(4 x L2, 256 MiB) each.
 Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan);
 
 // Pinned host<->device bandwidth on `bytes`-sized buffers: each direction alone and both at once

@@ -46,6 +46,16 @@ void write_raw(const std::string& dir, const std::string& name, const std::strin
 
 }  // namespace
 
+void require_writable_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string probe = dir + "/.ladder_write_test";
+  std::FILE* f = std::fopen(probe.c_str(), "wb");
+  if (!f) throw UsageError("--dump: cannot write into directory '" + dir + "'");
+  std::fclose(f);
+  std::remove(probe.c_str());
+}
+
 void write_npy(const std::string& d, const std::string& n, const float* p,
                const std::vector<int64_t>& s) { write_raw(d, n, "<f4", p, 4, s); }
 void write_npy(const std::string& d, const std::string& n, const double* p,

@@ -18,6 +18,11 @@ void write_npy(const std::string& dir, const std::string& name, const int32_t* d
 void write_npy(const std::string& dir, const std::string& name, const int64_t* data,
                const std::vector<int64_t>& shape);
 
+// Creates DIR if needed and proves a file can be written there; throws UsageError (exit 2) if not.
+// The CLI calls it while parsing --dump, before anything runs, so a bad directory can never turn a
+// verification failure (exit 1) into a usage error after the fact.
+void require_writable_dir(const std::string& dir);
+
 // The header the writer emits, exposed for tests: magic, version, length, dict padded to 64 bytes.
 std::string npy_header(const std::string& descr, const std::vector<int64_t>& shape);
 

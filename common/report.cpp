@@ -142,6 +142,7 @@ std::string to_json(const Result& r) {
   if (r.total) stats_object(j, "total_ms", *r.total);
   else j.null_field("total_ms");
   j.begin_object("metric").field("value", r.metric_value).field("unit", r.metric_unit).end_object();
+  j.field("metric_from", r.metric_from);
   if (r.ceiling) {
     j.begin_object("ceiling")
         .field("name", r.ceiling->name)
@@ -180,7 +181,8 @@ void print_human(std::FILE* to, const Result& r) {
   if (r.total)
     std::fprintf(to, "total    %.4f ms median end-to-end, transfers included (min %.4f, %d reps)\n",
                  r.total->median, r.total->min, r.total->reps);
-  std::fprintf(to, "metric   %.1f %s\n", r.metric_value, r.metric_unit.c_str());
+  std::fprintf(to, "metric   %.1f %s (from %s)\n", r.metric_value, r.metric_unit.c_str(),
+               r.metric_from == "kernel_ms" ? "the kernel time" : "the total time");
   if (r.ceiling)
     std::fprintf(to, "ceiling  %.1f %s, %s [%s] -> %.1f%% of ceiling\n", r.ceiling->value,
                  r.ceiling->unit.c_str(), r.ceiling->name.c_str(), r.ceiling->detail.c_str(),

@@ -1,5 +1,5 @@
 // What a step prints: one human-readable block, and with --json one JSON object as the last line
-// (schema in DESIGN.md). Every folder fills a Result and calls finish().
+// (fields in docs/contract.md). Every folder fills a Result and calls finish().
 #pragma once
 
 #include "common/device.h"
@@ -41,6 +41,9 @@ struct Result {
   std::optional<Stats> total;   // end-to-end, transfers included, for steps that own them
   double metric_value = 0;
   std::string metric_unit;      // "GB/s", "GFLOP/s", "GPix/s"
+  // Which time the metric (and so pct_of_ceiling) is computed from: "kernel_ms", or "total_ms"
+  // where the ceiling's own time also runs until the answer exists (reduction's host finish).
+  std::string metric_from = "kernel_ms";
   std::optional<Ceiling> ceiling;
   std::vector<Extra> extras;    // other measured numbers (transfer floors, faulting times)
   std::vector<std::string> notes;  // human-only lines

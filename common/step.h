@@ -30,3 +30,9 @@ int guarded(const std::function<int()>& body, const std::function<std::string()>
 #define LADDER_REGISTER_STEP(id, ...) \
   static const bool LADDER_CONCAT(ladder_registered_step_, __COUNTER__) = \
       ::ladder::register_step(id, __VA_ARGS__)
+
+// The last line of every step file: LADDER_STEP(kStep);
+// kStep is the folder's Step aggregate (its `id` first); the folder's harness entry point
+// run(const Step&, int, char**) is found by argument-dependent lookup in the folder's namespace.
+#define LADDER_STEP(step) \
+  LADDER_REGISTER_STEP((step).id, [](int argc, char** argv) { return run(step, argc, argv); })

@@ -52,15 +52,23 @@ void note_mismatch(VerifyReport& r, int64_t i, const std::vector<int64_t>& shape
   r.first_bad.push_back(s.str());
 }
 
+// max_err grows with every mismatch; a non-finite result makes it infinite (JSON null).
+void note_error(VerifyReport& r, double got, double want) {
+  const double d = std::isfinite(got) ? std::fabs(got - want) : INFINITY;
+  if (!(d <= r.max_err)) r.max_err = d;
+}
+
 template <typename T>
 VerifyReport exact_impl(const T* got, const T* want, int64_t n, const std::vector<int64_t>& shape) {
   VerifyReport r;
   r.checked = n;
   for (int64_t i = 0; i < n; ++i) {
     if constexpr (std::is_floating_point_v<T>) {
-      // Bitwise-equal values pass; NaN != NaN, so a poisoned element fails here.
+      // Bitwise-equal values pass; NaN != NaN, so a poisoned element fails here. A failed element
+      // still reports its error: |got - want|, or infinity when got is NaN or infinite.
       if (!(got[i] == want[i]) || !std::isfinite(static_cast<double>(got[i]))) {
         note_mismatch(r, i, shape, got[i], want[i], -1);
+        note_error(r, static_cast<double>(got[i]), static_cast<double>(want[i]));
         continue;
       }
     } else {
@@ -84,6 +92,7 @@ VerifyReport bounded_impl(const T* got, const double* ref, const double* magnitu
     double allowed = b.c * b.terms * b.eps * magnitude[i];
     if (!std::isfinite(g)) {
       note_mismatch(r, i, shape, g, ref[i], allowed);
+      note_error(r, g, ref[i]);
       continue;
     }
     double err = std::fabs(g - ref[i]);

@@ -19,7 +19,7 @@ struct VerifyReport {
   bool ok = true;
   int64_t checked = 0;
   int64_t mismatches = 0;
-  double max_err = 0;                    // largest |got - ref| among finite elements
+  double max_err = 0;                    // largest |got - ref|; infinite once an element is NaN/Inf
   std::vector<std::string> first_bad;    // up to kMaxReported lines, "[i,j] got ... want ..."
   static constexpr int kMaxReported = 5;
 

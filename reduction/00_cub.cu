@@ -19,7 +19,7 @@ void launch(const ladder::DeviceInfo&, const int* data, int64_t n, int64_t* tota
   cub_sum(data, n, total, ws.ptr, ws.bytes, stream);  // CUDA_CHECKs the call and its launches
 }
 
-const Step kStep = Step::device_total("reduction/00_cub", launch, workspace_bytes);
-REDUCTION_STEP(kStep);
+const Step kStep{"reduction/00_cub", /*partials=*/nullptr, 0, 0, launch, workspace_bytes};
+LADDER_STEP(kStep);
 
 }  // namespace reduction::cub_reference

@@ -37,7 +37,7 @@ void launch(int* data, int64_t n, int* partials, const BlockGrid& grid, cudaStre
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep = Step::block_partials("reduction/01_neighbored", launch, kThreads, 1);
-REDUCTION_STEP(kStep);
+const Step kStep{"reduction/01_neighbored", launch, kThreads, 1};
+LADDER_STEP(kStep);
 
 }  // namespace reduction::neighbored

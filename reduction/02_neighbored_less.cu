@@ -35,7 +35,7 @@ void launch(int* data, int64_t n, int* partials, const BlockGrid& grid, cudaStre
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep = Step::block_partials("reduction/02_neighbored_less", launch, kThreads, 1);
-REDUCTION_STEP(kStep);
+const Step kStep{"reduction/02_neighbored_less", launch, kThreads, 1};
+LADDER_STEP(kStep);
 
 }  // namespace reduction::neighbored_less

@@ -33,7 +33,7 @@ void launch(int* data, int64_t n, int* partials, const BlockGrid& grid, cudaStre
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep = Step::block_partials("reduction/03_interleaved", launch, kThreads, 1);
-REDUCTION_STEP(kStep);
+const Step kStep{"reduction/03_interleaved", launch, kThreads, 1};
+LADDER_STEP(kStep);
 
 }  // namespace reduction::interleaved

@@ -42,7 +42,7 @@ void launch(int* data, int64_t n, int* partials, const BlockGrid& grid, cudaStre
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep = Step::block_partials("reduction/04_unroll2", launch, kThreads, kDataBlocks);
-REDUCTION_STEP(kStep);
+const Step kStep{"reduction/04_unroll2", launch, kThreads, kDataBlocks};
+LADDER_STEP(kStep);
 
 }  // namespace reduction::unroll2

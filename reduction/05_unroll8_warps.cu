@@ -91,7 +91,7 @@ void launch(int* data, int64_t n, int* partials, const BlockGrid& grid, cudaStre
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep = Step::block_partials("reduction/05_unroll8_warps", launch, kThreads, kDataBlocks);
-REDUCTION_STEP(kStep);
+const Step kStep{"reduction/05_unroll8_warps", launch, kThreads, kDataBlocks};
+LADDER_STEP(kStep);
 
 }  // namespace reduction::unroll8_warps

@@ -54,7 +54,7 @@ void launch(int* data, int64_t n, int* partials, const BlockGrid& grid, cudaStre
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep = Step::block_partials("reduction/07_warp_shuffle", launch, kThreads, kDataBlocks);
-REDUCTION_STEP(kStep);
+const Step kStep{"reduction/07_warp_shuffle", launch, kThreads, kDataBlocks};
+LADDER_STEP(kStep);
 
 }  // namespace reduction::warp_shuffle

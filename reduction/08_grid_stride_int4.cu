@@ -112,7 +112,7 @@ void launch(const ladder::DeviceInfo& dev, const int* data, int64_t n, int64_t* 
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep = Step::device_total("reduction/08_grid_stride_int4", launch, workspace_bytes);
-REDUCTION_STEP(kStep);
+const Step kStep{"reduction/08_grid_stride_int4", /*partials=*/nullptr, 0, 0, launch, workspace_bytes};
+LADDER_STEP(kStep);
 
 }  // namespace reduction::grid_stride_int4

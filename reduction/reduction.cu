@@ -8,6 +8,7 @@
 #include "common/nvtx.h"
 #include "common/random.h"
 #include "common/report.h"
+#include "common/run.h"
 #include "common/timing.h"
 #include "common/verify.h"
 
@@ -65,9 +66,6 @@ void CUDART_CB sum_partials_on_host(void* p) {
   f->total = sum;
 }
 
-// Beyond this, 4n bytes no longer fit the size arithmetic; far beyond any device anyway.
-constexpr int64_t kMaxN = int64_t(1) << 60;
-
 }  // namespace
 
 int run(const Step& step, int argc, char** argv) {
@@ -88,11 +86,6 @@ int run(const Step& step, int argc, char** argv) {
   res.verify_skipped = !opt.verify;
   ladder::NvtxRange step_range(info.id);
   const std::string what = info.id + " at n=" + std::to_string(n);
-  if (n > kMaxN) {
-    char bytes[64];
-    std::snprintf(bytes, sizeof bytes, "%.3Le bytes", 4.0L * static_cast<long double>(n));
-    throw ladder::CudaError(what + " needs more than " + bytes + " of device memory");
-  }
 
   // Step 1: the shape of the run. Block-partials steps: one int32 partial per `values_per_block`
   // values, which must not overflow (the step's static_assert says so too; this guards the harness
@@ -152,7 +145,7 @@ int run(const Step& step, int argc, char** argv) {
 
   HostFinish finish{host_partials.get(), partial_count, -1};
   auto restore = [&] {
-    if (!host_finish) return;
+    if (!host_finish) return;  // device-total steps only read their input
     CUDA_CHECK(cudaMemcpyAsync(data.get(), pristine.get(), bytes, cudaMemcpyDeviceToDevice, s));
     CUDA_CHECK(cudaStreamSynchronize(s));
   };
@@ -160,74 +153,70 @@ int run(const Step& step, int argc, char** argv) {
     if (host_finish) step.partials(data.get(), n, partials.get(), grid, s);
     else step.total(res.device, data.get(), n, total.get(), {workspace.get(), workspace_bytes}, s);
   };
-  // What is timed: from the launch until the int64 total exists (on the host for the posts' steps).
-  auto reduce = [&] {
-    launch();
-    if (!host_finish) return;
-    CUDA_CHECK(cudaMemcpyAsync(host_partials.get(), partials.get(), partials.bytes(),
-                               cudaMemcpyDeviceToHost, s));
-    CUDA_CHECK(cudaLaunchHostFunc(s, sum_partials_on_host, &finish));
+  auto check = [&](int64_t got) { return ladder::verify_exact(&got, &want, 1, {1}); };
+  auto dump = [&](int64_t got) {
+    if (opt.dump_dir.empty()) return;
+    ladder::write_npy(opt.dump_dir, "in", input.get(), {n});
+    ladder::write_npy(opt.dump_dir, "sum", &got, {1});
   };
-  auto poison = [&] {
+
+  // Step 4: the kernel(s) alone — checked, timed, checked again (common/run.h). In-place steps get
+  // their input restored before every run, outside the timed region. A host-finish step's kernel
+  // is checked by adding its partials here, untimed.
+  ladder::Phase kernel;
+  kernel.name = "kernel";
+  kernel.stream = s;
+  kernel.run = launch;
+  if (host_finish) kernel.prepare = restore;
+  kernel.poison = [&] {
+    if (host_finish) partials.poison(s);  // every int32 partial -1: one the kernel skips shows
+    else total.poison(s);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+  };
+  int64_t kernel_total = -1;
+  kernel.check = [&] {
     if (host_finish) {
-      partials.poison(s);  // every int32 partial becomes -1: one the kernel skips shows in the total
+      CUDA_CHECK(cudaMemcpy(host_partials.get(), partials.get(), partials.bytes(), cudaMemcpyDeviceToHost));
+      sum_partials_on_host(&finish);
+      kernel_total = finish.total;
+    } else {
+      CUDA_CHECK(cudaMemcpy(&kernel_total, total.get(), sizeof kernel_total, cudaMemcpyDeviceToHost));
+    }
+    return check(kernel_total);
+  };
+  res.kernel = ladder::measure_phase(res, kernel, opt, [&] { dump(kernel_total); });
+
+  // Step 5: the posts' whole path for host-finish steps — kernel, partials to the host, host loop —
+  // timed until the int64 total exists: total_ms, which the metric and the ceiling compare.
+  if (host_finish) {
+    ladder::Phase to_total;
+    to_total.name = "until the total exists on the host";
+    to_total.stream = s;
+    to_total.prepare = restore;
+    to_total.run = [&] {
+      launch();
+      CUDA_CHECK(cudaMemcpyAsync(host_partials.get(), partials.get(), partials.bytes(),
+                                 cudaMemcpyDeviceToHost, s));
+      CUDA_CHECK(cudaLaunchHostFunc(s, sum_partials_on_host, &finish));
+    };
+    to_total.poison = [&] {
+      partials.poison(s);
       CUDA_CHECK(cudaStreamSynchronize(s));
       std::memset(host_partials.get(), 0xFF, host_partials.bytes());
       finish.total = -1;
-    } else {
-      total.poison(s);
-    }
-    CUDA_CHECK(cudaStreamSynchronize(s));
-  };
-  auto result = [&]() -> int64_t {
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    if (host_finish) return finish.total;
-    int64_t got = -1;
-    CUDA_CHECK(cudaMemcpy(&got, total.get(), sizeof got, cudaMemcpyDeviceToHost));
-    return got;
-  };
-  auto check = [&](int64_t got, const char* run) {
-    if (!opt.verify) return;
-    ladder::VerifyReport v = ladder::verify_exact(&got, &want, 1, {1});
-    v.print(stderr, info.id + ": " + run);
-    res.check.merge(v);
-  };
-
-  // Step 4: the checked run on a fresh input and a poisoned result.
-  double first_ms = 0;
-  int64_t got = -1;
-  {
-    ladder::NvtxRange r("checked run");
-    restore();
-    poison();
-    first_ms = ladder::time_once_ms([&] { reduce(); CUDA_CHECK(cudaStreamSynchronize(s)); });
-    got = result();
-    check(got, "checked run");
-    if (!opt.dump_dir.empty()) {
-      ladder::write_npy(opt.dump_dir, "in", input.get(), {n});
-      ladder::write_npy(opt.dump_dir, "sum", &got, {1});
-    }
-  }
-
-  // Step 5: timed, the input restored before each rep outside the timed region; the last rep's
-  // total is checked too.
-  const ladder::TimingPlan plan = ladder::TimingPlan::from(opt).after_first_run(first_ms);
-  {
-    ladder::NvtxRange r("timed");
-    res.kernel = ladder::time_gpu(reduce, s, plan, restore);
-    check(result(), "last timed run");
-  }
-  res.metric_value = ladder::gbps(min_bytes(n), res.kernel.median);
-  if (host_finish) {
-    ladder::NvtxRange r("kernel only");
-    ladder::Stats kernel_only = ladder::time_gpu(launch, s, plan, restore);
-    res.extras.push_back({"kernel_only_ms", kernel_only.median,
-                          "ms (the kernel alone, without the host finish)"});
+    };
+    to_total.check = [&] { return check(finish.total); };
+    res.total = ladder::measure_phase(res, to_total, opt);
+    res.metric_from = "total_ms";
+    res.metric_value = ladder::gbps(min_bytes(n), res.total->median);
+    res.extras.push_back({"kernel_gbps", ladder::gbps(min_bytes(n), res.kernel.median),
+                          "GB/s (the kernel alone, without the host finish)"});
     res.extras.push_back({"partials", static_cast<double>(partial_count),
                           "int32 partials summed on the host"});
-    res.notes.push_back("in place in global memory, input restored between reps (untimed); "
-                        "finish on the host (partials D2H + host loop), timed");
+    res.notes.push_back("in place in global memory, input restored between runs (untimed); "
+                        "finish on the host (partials D2H + host loop): total_ms");
   } else {
+    res.metric_value = ladder::gbps(min_bytes(n), res.kernel.median);
     res.notes.push_back("input read only; the int64 total is finished on the device");
   }
 
@@ -241,7 +230,7 @@ int run(const Step& step, int argc, char** argv) {
     ladder::Stats cub = ladder::time_gpu(cub_once, s, ladder::TimingPlan::from(opt));
     int64_t cub_got = -1;
     CUDA_CHECK(cudaMemcpy(&cub_got, cub_total.get(), sizeof cub_got, cudaMemcpyDeviceToHost));
-    if (cub_got != want) res.notes.push_back("warning: the ceiling's CUB total is wrong");
+    ladder::require_correct_ceiling(check(cub_got), "cub::DeviceReduce::Sum");
     ladder::Ceiling c;
     c.name = "cub::DeviceReduce::Sum int32->int64";
     c.unit = "GB/s";

@@ -1,4 +1,4 @@
-// reduction: the int64 sum of n int32 values (LADDERS.md; the posts "【CUDA】Branch Divergence and
+// reduction: the int64 sum of n int32 values (docs/ladders.md; the posts "【CUDA】Branch Divergence and
 // Unrolling Loop" and, for the warp shuffle, "【CUDA】Nsight profile驱动的CUDA优化").
 //
 // What every step of this folder shares: the --n flag (default 2^28, the post's size), the input
@@ -13,8 +13,9 @@
 //                    its int32 sum to partials[blockIdx.x]. The harness computes the grid, restores
 //                    the input between runs (outside the timed region), and finishes on the host:
 //                    partials -> pinned memory, then a host loop into an int64. Both are enqueued on
-//                    the timed stream (cudaMemcpyAsync + cudaLaunchHostFunc), so the step's time runs
-//                    until the total exists on the host, as in the post.
+//                    the step's stream (cudaMemcpyAsync + cudaLaunchHostFunc). kernel_ms is the
+//                    kernel alone; total_ms runs until the total exists on the host, as in the post,
+//                    and is what the metric and the ceiling (CUB's time to its total) compare.
 //   device total     one call that leaves the int64 total in device memory (00_cub, 08). It may
 //                    ask for a scratch workspace, allocated and zeroed once, outside timing; a step
 //                    that needs it zeroed at every launch (a counter) must leave it zeroed itself.
@@ -62,33 +63,17 @@ using TotalFn = void (*)(const ladder::DeviceInfo& dev, const int* data, int64_t
                          Workspace workspace, cudaStream_t stream);
 using WorkspaceBytesFn = size_t (*)(const ladder::DeviceInfo& dev, int64_t n);
 
+// A step, declared in its file as an aggregate: block-partials steps give the first four fields,
+//   const Step kStep{"reduction/04_unroll2", launch, kThreads, kDataBlocks};
+// device-total steps leave them empty and give the last two,
+//   const Step kStep{"reduction/08_grid_stride_int4", /*partials=*/nullptr, 0, 0, launch, workspace_bytes};
 struct Step {
-  const char* id = nullptr;   // "reduction/05_unroll8_warps"
-  // block partials
-  PartialsFn partials = nullptr;
+  const char* id;                        // "reduction/05_unroll8_warps"
+  PartialsFn partials = nullptr;         // block partials
   int threads = 0;
-  int data_blocks = 1;        // data blocks (of `threads` values) each thread block reduces
-  // device total
-  TotalFn total = nullptr;
+  int data_blocks = 1;                   // data blocks (of `threads` values) each thread block reduces
+  TotalFn total = nullptr;               // device total
   WorkspaceBytesFn workspace_bytes = nullptr;
-
-  // Step::block_partials("reduction/04_unroll2", launch, kThreads, kDataBlocks)
-  static Step block_partials(const char* id, PartialsFn fn, int threads, int data_blocks) {
-    Step s;
-    s.id = id;
-    s.partials = fn;
-    s.threads = threads;
-    s.data_blocks = data_blocks;
-    return s;
-  }
-  // Step::device_total("reduction/08_grid_stride_int4", launch, workspace_bytes)
-  static Step device_total(const char* id, TotalFn fn, WorkspaceBytesFn workspace = nullptr) {
-    Step s;
-    s.id = id;
-    s.total = fn;
-    s.workspace_bytes = workspace;
-    return s;
-  }
 };
 
 // The folder's main: flags, input, reference, checks, timing, ceiling, report.
@@ -117,7 +102,3 @@ __device__ __forceinline__ int values_in_block(int64_t n, int64_t block_start, i
 #endif
 
 }  // namespace reduction
-
-// The last line of every step file: REDUCTION_STEP(kStep);
-#define REDUCTION_STEP(step) \
-  LADDER_REGISTER_STEP((step).id, [](int argc, char** argv) { return ::reduction::run(step, argc, argv); })

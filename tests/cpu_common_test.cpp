@@ -6,6 +6,7 @@
 #include "common/npy.h"
 #include "common/random.h"
 #include "common/report.h"
+#include "common/run.h"
 #include "common/step.h"
 #include "common/timing.h"
 #include "common/verify.h"
@@ -15,6 +16,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <set>
 
@@ -268,6 +270,7 @@ TEST(Json, RecordHasTheSchemaFieldsAndNullsForMissingValues) {
                         "\"size\":{\"n\":100000000}", "\"verified\":true", "\"max_err\":0",
                         "\"kernel_ms\":{\"median\":0.5,\"min\":0.4,\"max\":0.6,\"reps\":3}",
                         "\"total_ms\":null", "\"metric\":{\"value\":2400,\"unit\":\"GB/s\"}",
+                        "\"metric_from\":\"kernel_ms\"",
                         "\"ceiling\":{\"name\":\"copy\",\"value\":3000,\"unit\":\"GB/s\"}",
                         "\"pct_of_ceiling\":80", "\"extra\":{\"transfer_floor_ms\":12.5}"})
     EXPECT_NE(j.find(k), std::string::npos) << k << " in " << j;
@@ -307,7 +310,8 @@ TEST(Npy, HeaderIsAlignedAndDescribesTheArray) {
 }
 
 TEST(Npy, RoundTripsThroughTheTestReader) {
-  std::string dir = ladder_test::fresh_tmp_dir();
+  ladder_test::TempDir tmp;
+  const std::string& dir = tmp.path();
   std::vector<float> f{1.5f, -2.f, 3.25f, 0.f, 7.f, 8.f};
   std::vector<int64_t> i{1, -2, 1LL << 40};
   ladder::write_npy(dir, "f", f.data(), {2, 3});
@@ -362,6 +366,106 @@ TEST(MemoryGuard, RefusesMoreHostMemoryThanAvailableNamingTheBytes) {
   ladder::MemoryNeeds small;
   small.host = 1 << 20;
   EXPECT_NO_THROW(ladder::require_memory(small, "small"));
+}
+
+TEST(CheckedSizes, ByteCountsThatWouldWrapAreRefusedNamingTheBytes) {
+  EXPECT_EQ(ladder::bytes_of<float>(1000), 4000u);
+  EXPECT_EQ(ladder::checked_bytes(int64_t(1) << 58, 4), size_t(1) << 60);  // the limit itself
+  for (int64_t count : {int64_t(1) << 62, int64_t(4e18), std::numeric_limits<int64_t>::max()}) {
+    try {
+      ladder::bytes_of<float>(count);
+      FAIL() << count << ": no throw";
+    } catch (const ladder::CudaError& e) {
+      EXPECT_NE(std::string(e.what()).find("bytes"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("e+18"), std::string::npos) << e.what();  // not wrapped
+    }
+  }
+  EXPECT_EQ(ladder::checked_count({8192, 8192}, 4), 8192 * 8192);
+  EXPECT_THROW(ladder::checked_count({int64_t(1) << 40, int64_t(1) << 40}, 4), ladder::CudaError);
+  EXPECT_THROW(ladder::checked_count({int64_t(1) << 29, int64_t(1) << 29, 16}, 8), ladder::CudaError);
+}
+
+TEST(CheckedSizes, MemoryGuardSumsSaturateInsteadOfWrapping) {
+  EXPECT_EQ(ladder::saturating_add(1, 2), 3u);
+  EXPECT_EQ(ladder::saturating_add(SIZE_MAX - 1, 5), SIZE_MAX);
+  ladder::MemoryNeeds needs;  // three buffers at the limit: 3 * 2^60 does not wrap; the sum saturates
+  needs.host = needs.pinned = needs.managed = size_t(3) << 62;
+  EXPECT_THROW(ladder::require_memory(needs, "wrapping sums"), ladder::CudaError);
+}
+
+TEST(Verify, FloatMismatchesReportTheirError) {
+  std::vector<float> want{1.f, 2.f, 3.f}, got{1.f, 2.5f, 3.f};
+  auto r = ladder::verify_exact(got.data(), want.data(), 3, {3});
+  EXPECT_FALSE(r.ok);
+  EXPECT_DOUBLE_EQ(r.max_err, 0.5);
+  got[0] = std::nanf("");
+  r = ladder::verify_exact(got.data(), want.data(), 3, {3});
+  EXPECT_TRUE(std::isinf(r.max_err));
+  ladder::Result res;
+  res.step = ladder::StepInfo::from_id("vector_add/04_grid_stride");
+  res.check = r;
+  EXPECT_NE(ladder::to_json(res).find("\"max_err\":null"), std::string::npos);
+}
+
+TEST(Dump, UnwritableDirectoryIsAUsageErrorAtParseTime) {
+  Parsed p;
+  EXPECT_THROW(p.parse({"--dump", "/proc/ladder_cannot_write_here"}), UsageError);
+  ladder_test::TempDir tmp;
+  Parsed q;
+  EXPECT_TRUE(q.parse({"--dump", tmp.path() + "/sub"}));
+  EXPECT_TRUE(std::filesystem::is_directory(tmp.path() + "/sub"));
+}
+
+// The skeleton of every harness on the host clock: both checks run on poisoned outputs, the final
+// one after the timed runs, so a step that only gets its first run right fails.
+TEST(MeasurePhase, FinalCheckCatchesAStepThatGoesWrongAfterItsFirstRun) {
+  ladder::CommonOptions opt;
+  opt.reps = 3;
+  opt.warmup = 1;
+  for (bool breaks_later : {false, true}) {
+    ladder::Result res;
+    res.step = ladder::StepInfo::from_id("reduction/08_grid_stride_int4");
+    int output = 0, runs = 0, poisons = 0, prepares = 0;
+    ladder::Phase p;
+    p.name = "kernel";
+    p.clock = ladder::Clock::host;
+    p.poison = [&] { output = -1; ++poisons; };
+    p.prepare = [&] { ++prepares; };
+    // Like a device-finish step that forgets to reset its counter: right once, then wrong.
+    p.run = [&] { output = (breaks_later && runs > 0) ? 41 : 42; ++runs; };
+    p.check = [&] {
+      ladder::VerifyReport v;
+      const int64_t got = output, want = 42;
+      v.merge(ladder::verify_exact(&got, &want, 1, {1}));
+      return v;
+    };
+    int dumps = 0;
+    testing::internal::CaptureStderr();
+    ladder::Stats t = ladder::measure_phase(res, p, opt, [&] { ++dumps; });
+    testing::internal::GetCapturedStderr();
+    EXPECT_EQ(res.check.ok, !breaks_later);
+    EXPECT_EQ(res.check.checked, 2);  // the checked run and the final run
+    EXPECT_EQ(poisons, 2);
+    EXPECT_EQ(dumps, 1);
+    EXPECT_EQ(t.reps, 3);
+    EXPECT_EQ(runs, 1 + 1 + 3 + 1);   // checked, warm-up, reps, final
+    EXPECT_EQ(prepares, runs);        // before every run, timed or not
+  }
+}
+
+TEST(MeasurePhase, WrongLibraryCeilingIsAnError) {
+  ladder::VerifyReport good, bad;
+  bad.ok = false;
+  bad.mismatches = 1;
+  bad.first_bad.push_back("[3] got 1 want 2");
+  EXPECT_NO_THROW(ladder::require_correct_ceiling(good, "cuBLAS"));
+  try {
+    ladder::require_correct_ceiling(bad, "cuBLAS");
+    FAIL() << "no throw";
+  } catch (const ladder::CudaError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuBLAS"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[3] got 1 want 2"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ExitCodes, GuardedMapsEachErrorToItsCode) {

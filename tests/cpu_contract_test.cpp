@@ -1,4 +1,4 @@
-// The step executable's contract (DESIGN.md), checked on every registered step of every folder by
+// The step executable's contract (docs/contract.md), checked on every registered step of every folder by
 // running it: bad usage -> one line and exit 2, --help -> 0, no device -> 77 (on machines without
 // one). New steps are covered by being registered.
 #include "tests/step_runner.h"
@@ -12,13 +12,16 @@ namespace {
 
 using ladder_test::run_step;
 
-// The flag that sets each folder's main size; folders not listed get the generic checks only.
-std::string size_flag(const std::string& id) {
-  static const std::map<std::string, std::string> flags = {
-      {"vector_add", "--n"}, {"reduction", "--n"}, {"transpose", "--rows"},
-      {"sgemm", "--m"},      {"avg_matvec", "--l"}, {"separable_conv", "--width"}};
-  auto it = flags.find(id.substr(0, id.find('/')));
-  return it == flags.end() ? "" : it->second;
+// The folder's size flags, from its ladder_folder() declaration.
+std::vector<std::string> size_flags(const std::string& id) {
+  const auto v = ladder_test::folder_values(ladder_test::folder_of(id), "size_flags");
+  return v.empty() ? std::vector<std::string>{} : ladder_test::split_args(v.front());
+}
+
+// The folder's small test size ("--n 1000003"), to run a step quickly.
+std::vector<std::string> small_size(const std::string& id) {
+  const auto v = ladder_test::folder_values(ladder_test::folder_of(id), "test_args");
+  return v.empty() ? std::vector<std::string>{} : ladder_test::split_args(v.front());
 }
 
 bool is_cpu_step(const std::string& id) { return id.size() > 4 && id.substr(id.size() - 4) == "_cpu"; }
@@ -29,9 +32,9 @@ TEST_P(StepContract, BadUsageExitsTwoWithOneLine) {
   const std::string& id = GetParam();
   std::vector<std::vector<std::string>> bad = {{"--bogus"}, {"--reps", "0"}, {"--seed", "abc"},
                                                {"extra"}, {"--json=yes"}};
-  if (!size_flag(id).empty())
+  for (const std::string& flag : size_flags(id))
     for (const char* v : {"0", "-5", "abc", "1.5", "99999999999999999999"})
-      bad.push_back({size_flag(id), v});
+      bad.push_back({flag, v});
   for (const auto& args : bad) {
     auto r = run_step(id, args);
     EXPECT_EQ(r.exit_code, 2) << id << " " << args[0] << "\n" << r.output;
@@ -51,8 +54,8 @@ TEST_P(StepContract, HelpExitsZero) {
 // same path; on a GPU machine it is the only way to reach it, so the test runs everywhere.
 TEST_P(StepContract, NoDeviceExits77) {
   const std::string& id = GetParam();
-  std::vector<std::string> args = {"--no-ceiling", "--reps", "1"};
-  if (!size_flag(id).empty()) args.insert(args.end(), {size_flag(id), "100"});
+  std::vector<std::string> args = small_size(id);
+  args.insert(args.end(), {"--no-ceiling", "--reps", "1"});
   setenv("CUDA_VISIBLE_DEVICES", "", 1);
   auto r = run_step(id, args);
   args.insert(args.end(), {"--device", "7"});  // cannot be judged without devices: 77 as well
@@ -65,6 +68,16 @@ TEST_P(StepContract, NoDeviceExits77) {
     EXPECT_EQ(r.exit_code, 77) << r.output;
     EXPECT_NE(r.output.find("no CUDA"), std::string::npos) << r.output;
     EXPECT_EQ(r7.exit_code, 77) << r7.output;
+  }
+}
+
+TEST(FolderDeclarations, EveryFolderWithStepsDeclaresWhatTheSharedTestsNeed) {
+  for (const std::string& id : ladder_test::all_steps()) {
+    const std::string folder = ladder_test::folder_of(id);
+    EXPECT_FALSE(size_flags(id).empty()) << folder;
+    EXPECT_FALSE(small_size(id).empty()) << folder;
+    EXPECT_FALSE(ladder_test::folder_values(folder, "oversized").empty()) << folder;
+    EXPECT_FALSE(ladder_test::folder_values(folder, "sanitize").empty()) << folder;
   }
 }
 

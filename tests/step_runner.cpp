@@ -12,9 +12,10 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 
-#ifndef LADDER_STEPS_FILE
-#error "LADDER_STEPS_FILE must name the generated list of steps"
+#if !defined(LADDER_STEPS_FILE) || !defined(LADDER_FOLDERS_FILE)
+#error "LADDER_STEPS_FILE and LADDER_FOLDERS_FILE must name the generated lists"
 #endif
 
 namespace ladder_test {
@@ -32,6 +33,21 @@ const std::map<std::string, std::string>& registered() {
     return m;
   }();
   return steps;
+}
+
+// "folder.key" -> its values, in declaration order.
+const std::map<std::string, std::vector<std::string>>& folder_declarations() {
+  static const std::map<std::string, std::vector<std::string>> decl = [] {
+    std::map<std::string, std::vector<std::string>> m;
+    std::ifstream f(LADDER_FOLDERS_FILE);
+    std::string line;
+    while (std::getline(f, line)) {
+      auto eq = line.find('=');
+      if (eq != std::string::npos) m[line.substr(0, eq)].push_back(line.substr(eq + 1));
+    }
+    return m;
+  }();
+  return decl;
 }
 
 std::string shell_quote(const std::string& s) {
@@ -54,6 +70,29 @@ std::vector<std::string> all_steps() {
   for (const auto& [id, path] : registered()) ids.push_back(id);
   return ids;
 }
+
+std::vector<std::string> folder_values(const std::string& folder, const std::string& key) {
+  auto it = folder_declarations().find(folder + "." + key);
+  return it == folder_declarations().end() ? std::vector<std::string>{} : it->second;
+}
+
+std::vector<std::string> declared_folders() {
+  std::vector<std::string> folders;
+  for (const auto& [key, values] : folder_declarations())
+    if (key.size() > 11 && key.compare(key.size() - 11, 11, ".size_flags") == 0)
+      folders.push_back(key.substr(0, key.size() - 11));
+  return folders;
+}
+
+std::vector<std::string> split_args(const std::string& words) {
+  std::vector<std::string> out;
+  std::istringstream in(words);
+  std::string w;
+  while (in >> w) out.push_back(w);
+  return out;
+}
+
+std::string folder_of(const std::string& step_id) { return step_id.substr(0, step_id.find('/')); }
 
 std::string step_path(const std::string& id) {
   auto it = registered().find(id);
@@ -88,7 +127,8 @@ CaseRun run_case(const std::string& id, const std::vector<std::string>& size_arg
   args.insert(args.end(), {"--json", "--no-ceiling", "--reps", "1", "--warmup", "0", "--seed",
                            std::to_string(fresh_seed())});
   if (dump) {
-    c.dump_dir = fresh_tmp_dir();
+    c.dump = std::make_shared<TempDir>();
+    c.dump_dir = c.dump->path();
     args.insert(args.end(), {"--dump", c.dump_dir});
   }
   c.run = run_step(id, args);
@@ -104,15 +144,17 @@ testing::AssertionResult verified_run(const StepRun& r) {
   return testing::AssertionSuccess();
 }
 
-bool gpu_available() {
-  static const bool present = [] {
-    int count = 0;
-    bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+int device_count() {
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
     cudaGetLastError();
-    return ok;
+    return n;
   }();
-  return present;
+  return count;
 }
+
+bool gpu_available() { return device_count() > 0; }
 
 namespace {
 size_t value_pos(const std::string& json, const std::string& key) {
@@ -181,11 +223,16 @@ NpyArray read_npy(const std::string& path) {
   return a;
 }
 
-std::string fresh_tmp_dir() {
+TempDir::TempDir() {
   static std::mt19937_64 rng(std::random_device{}());
   auto dir = std::filesystem::temp_directory_path() / ("ladder_test_" + std::to_string(rng()));
   std::filesystem::create_directories(dir);
-  return dir.string();
+  path_ = dir.string();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
 }
 
 uint64_t fresh_seed() {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,36 @@ struct StepRun {
 };
 StepRun run_step(const std::string& id, const std::vector<std::string>& args);
 
+// Each folder's ladder_folder() declaration (build/ladder_folders.txt): the values of `key` for
+// `folder`, one per declaration line ("oversized" has several, "size_flags" one).
+std::vector<std::string> folder_values(const std::string& folder, const std::string& key);
+// Every folder that declared itself.
+std::vector<std::string> declared_folders();
+// "--m 7 --n 33" -> {"--m", "7", "--n", "33"}.
+std::vector<std::string> split_args(const std::string& words);
+std::string folder_of(const std::string& step_id);
+
+// A fresh directory under the system temp dir, removed with everything in it when the last copy
+// of the object goes away: GPU tests leave nothing behind.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 // One GPU test case: runs the step with `size_args` plus a fresh seed, --json --no-ceiling, one rep
-// and no warm-up, and --dump into a fresh directory when `dump` is true (dump_dir empty otherwise).
+// and no warm-up, and --dump into a fresh temporary directory when `dump` is true (dump_dir empty
+// otherwise; the directory is removed when the CaseRun goes away).
 struct CaseRun {
   StepRun run;
   std::string dump_dir;
+  std::shared_ptr<TempDir> dump;
 };
 CaseRun run_case(const std::string& id, const std::vector<std::string>& size_args, bool dump);
 // What every GPU case asserts first: exit 0, a JSON record, "verified":true, a positive median.
@@ -37,6 +63,8 @@ testing::AssertionResult verified_run(const StepRun& r);
 
 // True when this process sees a CUDA device (cudaGetDeviceCount > 0).
 bool gpu_available();
+// How many CUDA devices this process sees (0 without a driver): the first index that does not exist.
+int device_count();
 
 // Scalar fields of the step's one-line JSON; the first occurrence of "key": is read.
 bool json_has(const std::string& json, const std::string& key);
@@ -53,7 +81,6 @@ struct NpyArray {
 };
 NpyArray read_npy(const std::string& path);  // fails the test (ADD_FAILURE) on a malformed file
 
-std::string fresh_tmp_dir();  // a new empty directory under the system temp dir
 uint64_t fresh_seed();        // differs between runs: tests draw fresh random inputs each time
 
 // gtest parameter names: "vector_add/04_grid_stride" + "n1000" -> "04_grid_stride_n1000".

@@ -37,6 +37,6 @@ void launch(const ladder::DeviceInfo& dev, const float* in, float* out, int64_t 
 
 const Step kStep{"transpose/00_copy", launch,
                  "grid-stride copy, 256-thread blocks, one float per thread per trip", Output::copied};
-TRANSPOSE_STEP(kStep);
+LADDER_STEP(kStep);
 
 }  // namespace transpose::copy

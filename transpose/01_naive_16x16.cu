@@ -37,6 +37,6 @@ void launch(const ladder::DeviceInfo&, const float* in, float* out, int64_t rows
 }
 
 const Step kStep{"transpose/01_naive_16x16", launch, "16 x 16 threads, one element each, no shared memory"};
-TRANSPOSE_STEP(kStep);
+LADDER_STEP(kStep);
 
 }  // namespace transpose::naive_16x16

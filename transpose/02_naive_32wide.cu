@@ -25,6 +25,6 @@ void launch(const ladder::DeviceInfo&, const float* in, float* out, int64_t rows
 }
 
 const Step kStep{"transpose/02_naive_32wide", launch, "32 x 8 threads, one element each, no shared memory"};
-TRANSPOSE_STEP(kStep);
+LADDER_STEP(kStep);
 
 }  // namespace transpose::naive_32wide

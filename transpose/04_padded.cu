@@ -41,6 +41,6 @@ void launch(const ladder::DeviceInfo&, const float* in, float* out, int64_t rows
 
 const Step kStep{"transpose/04_padded", launch,
                  "32 x 32 threads, one element each, tile[32][33] in shared memory"};
-TRANSPOSE_STEP(kStep);
+LADDER_STEP(kStep);
 
 }  // namespace transpose::padded

@@ -56,6 +56,6 @@ void launch(const ladder::DeviceInfo&, const float* in, float* out, int64_t rows
 
 const Step kStep{"transpose/05_multi_element", launch,
                  "32 x 8 threads, 4 elements each, tile[32][33] in shared memory"};
-TRANSPOSE_STEP(kStep);
+LADDER_STEP(kStep);
 
 }  // namespace transpose::multi_element

@@ -137,6 +137,6 @@ void launch(const ladder::DeviceInfo&, const float* in, float* out, int64_t rows
 const Step kStep{"transpose/06_vector_tiles", launch,
                  "32 x 8 threads, 64 x 64 tile, 16 elements each as float4 (float2/float fallback), "
                  "de-interleaved tile[64][65]"};
-TRANSPOSE_STEP(kStep);
+LADDER_STEP(kStep);
 
 }  // namespace transpose::vector_tiles

@@ -7,12 +7,12 @@
 #include "common/nvtx.h"
 #include "common/random.h"
 #include "common/report.h"
+#include "common/run.h"
 #include "common/timing.h"
 #include "common/verify.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <string>
 
 namespace transpose {
@@ -30,22 +30,6 @@ void reference_transpose(const float* in, float* out, int64_t rows, int64_t cols
         for (int64_t r = br * kBlock; r < r_end; ++r) out[c * rows + r] = in[r * cols + c];
     }
 }
-
-namespace {
-
-// Plain bytes (n floats) of one matrix; a size whose two matrices overflow 63 bits is refused here
-// with the bytes it would need (exit 3), before any multiplication can wrap.
-size_t matrix_bytes(int64_t rows, int64_t cols, const std::string& what) {
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max() / 8;
-  if (rows > kMax / cols) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%.3g bytes", 8.0 * double(rows) * double(cols));
-    throw ladder::CudaError(what + " needs " + buf + " of device memory for its two matrices");
-  }
-  return ladder::bytes_of<float>(rows * cols);
-}
-
-}  // namespace
 
 int run(const Step& step, int argc, char** argv) {
   const ladder::StepInfo info = ladder::StepInfo::from_id(step.id);
@@ -68,8 +52,8 @@ int run(const Step& step, int argc, char** argv) {
 
   // Step 1: the memory guard, before anything is allocated; then the ceiling.
   const std::string what = info.id + " at " + std::to_string(rows) + " x " + std::to_string(cols);
-  const size_t bytes = matrix_bytes(rows, cols, what);
-  const int64_t n = rows * cols;
+  const int64_t n = ladder::checked_count({rows, cols}, sizeof(float));
+  const size_t bytes = ladder::bytes_of<float>(n);
   ladder::MemoryNeeds needs;
   needs.device = 2 * bytes;                      // in, out
   needs.host = (copies ? 2 : 3) * bytes;         // in, result (and the reference)
@@ -96,33 +80,22 @@ int run(const Step& step, int argc, char** argv) {
   ladder::Stream stream;
   ladder::DeviceBuffer<float> d_in(n), d_out(n);
   CUDA_CHECK(cudaMemcpyAsync(d_in.get(), h_in.get(), bytes, cudaMemcpyHostToDevice, stream));
-  auto launch = [&] { step.launch(res.device, d_in.get(), d_out.get(), rows, cols, stream); };
 
-  // Step 3: the checked run, on a poisoned output so that an element no thread wrote fails.
-  double first_ms = 0;
-  {
-    ladder::NvtxRange r("checked run");
-    d_out.poison(stream);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    first_ms = ladder::time_once_ms([&] { launch(); stream.sync(); });
+  // Step 3: checked, timed, checked again (common/run.h), the output poisoned before each check.
+  ladder::Phase kernel;
+  kernel.name = "kernel";
+  kernel.stream = stream;
+  kernel.run = [&] { step.launch(res.device, d_in.get(), d_out.get(), rows, cols, stream); };
+  kernel.poison = [&] { d_out.poison(stream); };
+  kernel.check = [&] {
     CUDA_CHECK(cudaMemcpy(h_out.get(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
-    if (opt.verify) {
-      const float* want = copies ? h_in.get() : ref.get();
-      ladder::VerifyReport v = ladder::verify_exact(h_out.get(), want, n, out_shape);
-      v.print(stderr, info.id + ": kernel output");
-      res.check.merge(v);
-    }
-    if (!opt.dump_dir.empty()) {
-      ladder::write_npy(opt.dump_dir, "in", h_in.get(), {rows, cols});
-      ladder::write_npy(opt.dump_dir, "out", h_out.get(), out_shape);
-    }
-  }
-
-  // Step 4: the kernel, timed.
-  {
-    ladder::NvtxRange r("timed");
-    res.kernel = ladder::time_gpu(launch, stream, plan.after_first_run(first_ms));
-  }
+    return ladder::verify_exact(h_out.get(), copies ? h_in.get() : ref.get(), n, out_shape);
+  };
+  res.kernel = ladder::measure_phase(res, kernel, opt, [&] {
+    if (opt.dump_dir.empty()) return;
+    ladder::write_npy(opt.dump_dir, "in", h_in.get(), {rows, cols});
+    ladder::write_npy(opt.dump_dir, "out", h_out.get(), out_shape);
+  });
   res.metric_value = ladder::gbps(min_bytes(rows, cols), res.kernel.median);
 
   // Step 5: the ceiling step shows the copy engine's D2D copy of the same bytes beside its kernel.

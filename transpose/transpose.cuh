@@ -82,7 +82,3 @@ __device__ __forceinline__ BlockTile block_tile(bool rows_on_x) {
 #endif
 
 }  // namespace transpose
-
-// The last line of every step file: TRANSPOSE_STEP(kStep);
-#define TRANSPOSE_STEP(step) \
-  LADDER_REGISTER_STEP((step).id, [](int argc, char** argv) { return ::transpose::run(step, argc, argv); })

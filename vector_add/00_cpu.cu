@@ -8,12 +8,13 @@
 
 namespace vector_add::cpu {
 
-void add_on_cpu(Arrays h, int64_t n) {
+// Host arrays in, r complete on return; no device, no stream.
+void add_on_cpu(const ladder::DeviceInfo&, Arrays h, int64_t n, cudaStream_t) {
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) h.r[i] = h.x[i] + h.y[i];
 }
 
-const Step kStep = Step::on_cpu("vector_add/00_cpu", add_on_cpu);
-VECTOR_ADD_STEP(kStep);
+const Step kStep{"vector_add/00_cpu", add_on_cpu, Runs::on_cpu};
+LADDER_STEP(kStep);
 
 }  // namespace vector_add::cpu

@@ -23,7 +23,7 @@ void launch(const ladder::DeviceInfo&, Arrays d, int64_t n, cudaStream_t stream)
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep = Step::gpu("vector_add/02_block_strided", launch);
-VECTOR_ADD_STEP(kStep);
+const Step kStep{"vector_add/02_block_strided", launch};
+LADDER_STEP(kStep);
 
 }  // namespace vector_add::block_strided

@@ -30,7 +30,7 @@ void launch(const ladder::DeviceInfo& dev, Arrays d, int64_t n, cudaStream_t str
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep = Step::gpu("vector_add/04_grid_stride", launch);
-VECTOR_ADD_STEP(kStep);
+const Step kStep{"vector_add/04_grid_stride", launch};
+LADDER_STEP(kStep);
 
 }  // namespace vector_add::grid_stride

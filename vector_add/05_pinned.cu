@@ -11,8 +11,7 @@
 
 namespace vector_add::pinned {
 
-const Step kStep =
-    Step::gpu("vector_add/05_pinned", grid_stride::launch).with_host_memory(ladder::HostKind::pinned);
-VECTOR_ADD_STEP(kStep);
+const Step kStep{"vector_add/05_pinned", grid_stride::launch, Runs::on_gpu, ladder::HostKind::pinned};
+LADDER_STEP(kStep);
 
 }  // namespace vector_add::pinned

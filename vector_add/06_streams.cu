@@ -37,9 +37,8 @@ void pipelined_end_to_end(const ladder::DeviceInfo& dev, Arrays host, Arrays dev
   for (int i = 0; i < streams.count; ++i) CUDA_CHECK(cudaStreamSynchronize(streams.s[i]));
 }
 
-const Step kStep = Step::gpu("vector_add/06_streams", grid_stride::launch)
-                       .with_host_memory(ladder::HostKind::pinned)
-                       .with_end_to_end(pipelined_end_to_end, kStreams);
-VECTOR_ADD_STEP(kStep);
+const Step kStep{"vector_add/06_streams", grid_stride::launch, Runs::on_gpu, ladder::HostKind::pinned,
+                 pipelined_end_to_end, kStreams};
+LADDER_STEP(kStep);
 
 }  // namespace vector_add::streams

@@ -59,7 +59,7 @@ void launch(const ladder::DeviceInfo& dev, Arrays d, int64_t n, cudaStream_t str
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep = Step::gpu("vector_add/07_vectorized", launch);
-VECTOR_ADD_STEP(kStep);
+const Step kStep{"vector_add/07_vectorized", launch};
+LADDER_STEP(kStep);
 
 }  // namespace vector_add::vectorized

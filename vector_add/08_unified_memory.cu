@@ -18,23 +18,16 @@ void prefetch_end_to_end(const ladder::DeviceInfo& dev, Arrays host, Arrays, int
                          LaunchFn launch, Streams streams) {
   const size_t bytes = ladder::bytes_of<float>(n);
   cudaStream_t s = streams.s[0];
-  cudaMemLocation gpu{}, cpu{};
-  gpu.type = cudaMemLocationTypeDevice;
-  gpu.id = dev.index;
-  cpu.type = cudaMemLocationTypeHost;
   // Step 1: inputs (and the output's pages) to the GPU in bulk. Step 2: the kernel, fault-free.
   // Step 3: the result back to the host in bulk, so reading it there faults nothing.
-  CUDA_CHECK(cudaMemPrefetchAsync(host.x, bytes, gpu, 0, s));
-  CUDA_CHECK(cudaMemPrefetchAsync(host.y, bytes, gpu, 0, s));
-  CUDA_CHECK(cudaMemPrefetchAsync(host.r, bytes, gpu, 0, s));
+  for (float* p : {host.x, host.y, host.r}) ladder::prefetch_managed(p, bytes, dev.index, s);
   if (launch) launch(dev, host, n, s);  // managed: the host pointers are the device pointers
-  CUDA_CHECK(cudaMemPrefetchAsync(host.r, bytes, cpu, 0, s));
+  ladder::prefetch_managed(host.r, bytes, ladder::kHostLocation, s);
   CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
-const Step kStep = Step::gpu("vector_add/08_unified_memory", grid_stride::launch)
-                       .with_host_memory(ladder::HostKind::managed)
-                       .with_end_to_end(prefetch_end_to_end);
-VECTOR_ADD_STEP(kStep);
+const Step kStep{"vector_add/08_unified_memory", grid_stride::launch, Runs::on_gpu,
+                 ladder::HostKind::managed, prefetch_end_to_end};
+LADDER_STEP(kStep);
 
 }  // namespace vector_add::unified_memory

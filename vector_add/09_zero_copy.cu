@@ -23,9 +23,8 @@ void mapped_end_to_end(const ladder::DeviceInfo& dev, Arrays host, Arrays, int64
   CUDA_CHECK(cudaStreamSynchronize(s));  // after this the host sees every store
 }
 
-const Step kStep = Step::gpu("vector_add/09_zero_copy", grid_stride::launch)
-                       .with_host_memory(ladder::HostKind::mapped)
-                       .with_end_to_end(mapped_end_to_end);
-VECTOR_ADD_STEP(kStep);
+const Step kStep{"vector_add/09_zero_copy", grid_stride::launch, Runs::on_gpu, ladder::HostKind::mapped,
+                 mapped_end_to_end};
+LADDER_STEP(kStep);
 
 }  // namespace vector_add::zero_copy

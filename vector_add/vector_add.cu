@@ -6,6 +6,7 @@
 #include "common/nvtx.h"
 #include "common/random.h"
 #include "common/report.h"
+#include "common/run.h"
 #include "common/timing.h"
 #include "common/verify.h"
 
@@ -49,7 +50,7 @@ ladder::MemoryNeeds memory_needs(const Step& step, int64_t n) {
   const size_t arr = ladder::bytes_of<float>(n);
   ladder::MemoryNeeds m;
   m.host = arr;  // the reference
-  if (!step.launch) {
+  if (step.runs == Runs::on_cpu) {
     m.host += 3 * arr;
     return m;
   }
@@ -71,7 +72,7 @@ int run(const Step& step, int argc, char** argv) {
   cli.add_size("n", &n, "number of elements");
   if (!cli.parse(argc, argv)) return ladder::kExitOk;
   const ladder::CommonOptions& opt = cli.common;
-  const bool on_gpu = step.launch != nullptr;
+  const bool on_gpu = step.runs == Runs::on_gpu;
 
   ladder::Result res;
   res.step = info;
@@ -117,12 +118,7 @@ int run(const Step& step, int argc, char** argv) {
     reference_add(hx.get(), hy.get(), ref.get(), n);
   }
   Arrays host{hx.get(), hy.get(), hr.get()};
-  auto check = [&](const char* what) {
-    if (!opt.verify) return;
-    ladder::VerifyReport v = ladder::verify_exact(hr.get(), ref.get(), n, {n});
-    v.print(stderr, info.id + ": " + what);
-    res.check.merge(v);
-  };
+  auto check_host_result = [&] { return ladder::verify_exact(hr.get(), ref.get(), n, {n}); };
   auto dump = [&] {
     if (opt.dump_dir.empty()) return;
     ladder::write_npy(opt.dump_dir, "x", hx.get(), {n});
@@ -132,11 +128,13 @@ int run(const Step& step, int argc, char** argv) {
 
   if (!on_gpu) {
     // The CPU step: its loop is the "kernel"; there is nothing to transfer.
-    std::memset(hr.get(), 0xFF, bytes);
-    step.cpu(host, n);
-    check("CPU result");
-    dump();
-    res.kernel = ladder::time_host([&] { step.cpu(host, n); }, plan);
+    ladder::Phase loop;
+    loop.name = "CPU loop";
+    loop.clock = ladder::Clock::host;
+    loop.run = [&] { step.launch(res.device, host, n, nullptr); };
+    loop.poison = [&] { std::memset(hr.get(), 0xFF, bytes); };
+    loop.check = check_host_result;
+    res.kernel = ladder::measure_phase(res, loop, opt, dump);
     res.metric_value = ladder::gbps(min_bytes(n), res.kernel.median);
     res.notes.push_back("host memory: pageable; the copy ceiling is the GPU's, for scale");
     return ladder::finish(res, opt);
@@ -163,85 +161,74 @@ int run(const Step& step, int argc, char** argv) {
   } else if (kind == HostKind::mapped) {
     device = {hx.device_alias(), hy.device_alias(), hr.device_alias()};
   }
-
-  cudaMemLocation on_device{};
-  on_device.type = cudaMemLocationTypeDevice;
-  on_device.id = res.device.index;
-  auto resident_on_device = [&] {
-    if (kind == HostKind::managed) {
-      for (float* p : {hx.get(), hy.get(), hr.get()})
-        CUDA_CHECK(cudaMemPrefetchAsync(p, bytes, on_device, 0, s0));
-    } else if (kind != HostKind::mapped) {
-      CUDA_CHECK(cudaMemcpyAsync(dx.get(), hx.get(), bytes, cudaMemcpyHostToDevice, s0));
-      CUDA_CHECK(cudaMemcpyAsync(dy.get(), hy.get(), bytes, cudaMemcpyHostToDevice, s0));
-    }
-    CUDA_CHECK(cudaStreamSynchronize(s0));
-  };
-  // Before each end-to-end rep: the result poisoned on both sides, managed pages back on the host
-  // (the CPU writing them is what moves them).
-  auto fresh_end_to_end = [&] {
-    if (kind == HostKind::managed) {
-      std::memcpy(hx.get(), pristine_x.get(), bytes);
-      std::memcpy(hy.get(), pristine_y.get(), bytes);
-    } else if (dr.get()) {
-      dr.poison(s0);
-      CUDA_CHECK(cudaStreamSynchronize(s0));
-    }
-    std::memset(hr.get(), 0xFF, bytes);
-  };
   auto launch = [&] { step.launch(res.device, device, n, s0); };
 
-  // Step 3: the kernel alone, checked, then timed.
-  double first_ms = 0;
-  {
-    ladder::NvtxRange r("kernel: checked run");
-    resident_on_device();
-    if (dr.get()) dr.poison(s0);
-    else CUDA_CHECK(cudaMemsetAsync(hr.get(), 0xFF, bytes, s0));
-    first_ms = ladder::time_once_ms([&] { launch(); CUDA_CHECK(cudaStreamSynchronize(s0)); });
+  // Step 3: the kernel alone, inputs resident on the device: checked, timed, checked again.
+  // Managed pages go back to the device before every run (reading the result on the host for the
+  // check moves r's pages to the host); device arrays are copied in once.
+  auto prefetch_to_device = [&] {
+    for (float* p : {hx.get(), hy.get(), hr.get()}) ladder::prefetch_managed(p, bytes, res.device.index, s0);
+    CUDA_CHECK(cudaStreamSynchronize(s0));
+  };
+  if (dx.get()) {
+    CUDA_CHECK(cudaMemcpyAsync(dx.get(), hx.get(), bytes, cudaMemcpyHostToDevice, s0));
+    CUDA_CHECK(cudaMemcpyAsync(dy.get(), hy.get(), bytes, cudaMemcpyHostToDevice, s0));
+    CUDA_CHECK(cudaStreamSynchronize(s0));
+  }
+  ladder::Phase kernel;
+  kernel.name = "kernel";
+  kernel.stream = s0;
+  kernel.run = launch;
+  if (kind == HostKind::managed) kernel.prepare = prefetch_to_device;
+  kernel.poison = [&] {
+    CUDA_CHECK(cudaMemsetAsync(dr.get() ? dr.get() : device.r, 0xFF, bytes, s0));
+    CUDA_CHECK(cudaStreamSynchronize(s0));
+  };
+  kernel.check = [&] {
     if (dr.get()) CUDA_CHECK(cudaMemcpy(hr.get(), dr.get(), bytes, cudaMemcpyDeviceToHost));
-    check("kernel output");
-    dump();
-  }
-  {
-    ladder::NvtxRange r("kernel: timed");
-    resident_on_device();
-    res.kernel = ladder::time_gpu(launch, s0, plan.after_first_run(first_ms));
-  }
+    return check_host_result();
+  };
+  res.kernel = ladder::measure_phase(res, kernel, opt, dump);
   res.metric_value = ladder::gbps(min_bytes(n), res.kernel.median);
 
-  // Step 4: end to end (host inputs -> host result), checked, then timed.
-  auto end_to_end = [&] { step.end_to_end(res.device, host, device, n, step.launch, streams); };
-  {
-    ladder::NvtxRange r("end-to-end: checked run");
-    fresh_end_to_end();
-    first_ms = ladder::time_once_ms(end_to_end);
-    check("end-to-end result");
-  }
-  {
-    ladder::NvtxRange r("end-to-end: timed");
-    res.total = ladder::time_host(end_to_end, plan.after_first_run(first_ms), fresh_end_to_end);
-  }
+  // Step 4: end to end, host inputs -> host result, on the host clock. Before every run the
+  // managed inputs are rewritten on the host, which moves their pages back there.
+  auto pages_on_host = [&] {
+    if (kind != HostKind::managed) return;
+    std::memcpy(hx.get(), pristine_x.get(), bytes);
+    std::memcpy(hy.get(), pristine_y.get(), bytes);
+    std::memset(hr.get(), 0xFF, bytes);
+  };
+  ladder::Phase end_to_end;
+  end_to_end.name = "end-to-end";
+  end_to_end.clock = ladder::Clock::host;
+  end_to_end.run = [&] { step.end_to_end(res.device, host, device, n, step.launch, streams); };
+  end_to_end.prepare = pages_on_host;
+  end_to_end.poison = [&] {
+    if (dr.get()) dr.poison(s0);
+    CUDA_CHECK(cudaStreamSynchronize(s0));
+    std::memset(hr.get(), 0xFF, bytes);
+  };
+  end_to_end.check = check_host_result;
+  res.total = ladder::measure_phase(res, end_to_end, opt);
 
   if (kind == HostKind::managed) {
     // What the prefetches buy: the same launch with every page still on the host, so the kernel
     // migrates them on demand, fault by fault.
     ladder::NvtxRange r("kernel: page-faulting");
     ladder::Stats faulting = ladder::time_gpu(launch, s0, plan.after_first_run(res.total->median),
-                                              fresh_end_to_end);
+                                              pages_on_host);
     res.extras.push_back({"kernel_ms_page_faulting", faulting.median, "ms (kernel on host-resident pages)"});
   }
 
   // Step 5: this step's own transfer floor: its end-to-end path with the kernel left out.
-  if (opt.ceiling) {
-    if (kind != HostKind::mapped) {
-      ladder::NvtxRange r("ceiling: transfer floor");
-      auto copies_only = [&] { step.end_to_end(res.device, host, device, n, nullptr, streams); };
-      ladder::Stats floor = ladder::time_host(copies_only, plan, fresh_end_to_end);
-      res.extras.push_back({"transfer_floor_ms", floor.median, "ms (the same end-to-end path, no kernel)"});
-      res.extras.push_back({"end_to_end_pct_of_transfer_floor", 100.0 * floor.median / res.total->median,
-                            "% (transfer floor / end-to-end time)"});
-    }
+  if (opt.ceiling && kind != HostKind::mapped) {
+    ladder::NvtxRange r("ceiling: transfer floor");
+    auto copies_only = [&] { step.end_to_end(res.device, host, device, n, nullptr, streams); };
+    ladder::Stats floor = ladder::time_host(copies_only, plan, pages_on_host);
+    res.extras.push_back({"transfer_floor_ms", floor.median, "ms (the same end-to-end path, no kernel)"});
+    res.extras.push_back({"end_to_end_pct_of_transfer_floor", 100.0 * res.total->median / floor.median,
+                          "% (end-to-end time / transfer floor; 100% = nothing but the copies)"});
   }
   res.notes.push_back(std::string("host memory: ") + kind_name(kind) + ", " +
                       std::to_string(streams.count) + " stream(s)");

@@ -1,4 +1,4 @@
-// vector_add: r = x + y over n floats (LADDERS.md; the post "CUDA编程入门").
+// vector_add: r = x + y over n floats (the post "CUDA编程入门"; docs/ladders.md).
 //
 // What every step of this folder shares: the --n flag (default 100,000,000, the post's size), the
 // inputs (seeded, uniform in [-1, 1)), the CPU reference (a plain serial loop), the exact check
@@ -38,8 +38,9 @@ struct Streams {
   int count;
 };
 
-// Enqueue r = x + y on `stream`. The part every GPU step writes.
-using LaunchFn = void (*)(const ladder::DeviceInfo& dev, Arrays device, int64_t n,
+// Enqueue r = x + y on `stream`. The part every GPU step writes. The CPU step's loop has the same
+// shape: it gets host arrays and returns when r is complete.
+using LaunchFn = void (*)(const ladder::DeviceInfo& dev, Arrays arrays, int64_t n,
                           cudaStream_t stream);
 
 // Host inputs -> host result through the device; returns once `host.r` holds the result.
@@ -52,40 +53,18 @@ using EndToEndFn = void (*)(const ladder::DeviceInfo& dev, Arrays host, Arrays d
 void copy_in_launch_copy_out(const ladder::DeviceInfo& dev, Arrays host, Arrays device, int64_t n,
                              LaunchFn launch, Streams streams);
 
-using CpuFn = void (*)(Arrays host, int64_t n);
+enum class Runs { on_gpu, on_cpu };
 
+// A step, declared in its file as an aggregate, e.g.
+//   const Step kStep{"vector_add/06_streams", grid_stride::launch, Runs::on_gpu, HostKind::pinned,
+//                    pipelined_end_to_end, kStreams};
 struct Step {
-  const char* id = nullptr;                // "vector_add/05_pinned"
-  LaunchFn launch = nullptr;               // GPU steps
-  CpuFn cpu = nullptr;                     // the CPU step instead of `launch`
-  ladder::HostKind host_memory = ladder::HostKind::pageable;
-  EndToEndFn end_to_end = copy_in_launch_copy_out;
-  int streams = 1;
-
-  // Step::gpu("vector_add/05_pinned", launch_add_grid_stride).with_host_memory(HostKind::pinned)
-  static Step gpu(const char* id, LaunchFn launch) {
-    Step s;
-    s.id = id;
-    s.launch = launch;
-    return s;
-  }
-  static Step on_cpu(const char* id, CpuFn cpu) {
-    Step s;
-    s.id = id;
-    s.cpu = cpu;
-    return s;
-  }
-  Step with_host_memory(ladder::HostKind kind) const {
-    Step s = *this;
-    s.host_memory = kind;
-    return s;
-  }
-  Step with_end_to_end(EndToEndFn fn, int stream_count = 1) const {
-    Step s = *this;
-    s.end_to_end = fn;
-    s.streams = stream_count;
-    return s;
-  }
+  const char* id;                                           // "vector_add/05_pinned"
+  LaunchFn launch;                                          // the kernel launcher (or the CPU loop)
+  Runs runs = Runs::on_gpu;
+  ladder::HostKind host_memory = ladder::HostKind::pageable;  // what the host arrays are
+  EndToEndFn end_to_end = copy_in_launch_copy_out;          // how a host-to-host run moves them
+  int streams = 1;                                          // streams the end-to-end path uses
 };
 
 // The folder's main: flags, inputs, reference, checks, timing, ceilings, report.
@@ -98,7 +77,3 @@ void reference_add(const float* x, const float* y, float* r, int64_t n);
 inline double min_bytes(int64_t n) { return 12.0 * static_cast<double>(n); }
 
 }  // namespace vector_add
-
-// The last line of every step file: VECTOR_ADD_STEP(kStep);
-#define VECTOR_ADD_STEP(step) \
-  LADDER_REGISTER_STEP((step).id, [](int argc, char** argv) { return ::vector_add::run(step, argc, argv); })

@@ -1,0 +1,48 @@
+// cuBLAS for the references and ceilings of the matrix folders (sgemm, avg_matvec): GEMM in fp32
+// and fp64 on row-major matrices, with pedantic math — no TF32, no reduced-precision tricks, the
+// arithmetic the hand-written fp32/fp64 steps do. Linked only by folders that declare
+// `LIBRARIES ladder_blas` in their ladder_folder() line.
+#pragma once
+
+#include "common/check.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace ladder {
+
+// A cuBLAS handle in CUBLAS_PEDANTIC_MATH mode, destroyed with its scope.
+class Cublas {
+ public:
+  Cublas();
+  ~Cublas();
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+  cublasHandle_t get() const { return h_; }
+
+ private:
+  cublasHandle_t h_ = nullptr;
+};
+
+// Row-major C (m x n) = alpha * op(A) (m x k) * op(B) (k x n) + beta * C on `stream`.
+// op(X) is X or, with trans_x, X^T; lda/ldb/ldc are the row pitches (elements) of the stored
+// matrices. cuBLAS is column-major, so this computes C^T = op(B)^T op(A)^T, which is the same
+// memory. Sizes above 2^31 - 1 are a UsageError (the classic cuBLAS API takes int).
+struct GemmShape {
+  int64_t m, n, k;
+  bool trans_a = false, trans_b = false;
+  int64_t lda, ldb, ldc;
+};
+void gemm_row_major(const Cublas& blas, const GemmShape& s, float alpha, const float* A,
+                    const float* B, float beta, float* C, cudaStream_t stream);
+void gemm_row_major(const Cublas& blas, const GemmShape& s, double alpha, const double* A,
+                    const double* B, double beta, double* C, cudaStream_t stream);
+
+// 2 m n k: one multiply and one add per term of every element.
+inline double gemm_flops(int64_t m, int64_t n, int64_t k) {
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+}  // namespace ladder
