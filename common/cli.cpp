@@ -103,6 +103,14 @@ void Cli::add_choice(const std::string& name, std::string* target, std::vector<s
   flags_.push_back(f);
 }
 
+void Cli::add_text(const std::string& name, std::string* target, const std::string& help) {
+  Flag f;
+  f.name = name;
+  f.help = help;
+  f.choice = target;
+  flags_.push_back(f);
+}
+
 const Cli::Flag* Cli::find(const std::string& name) const {
   for (const Flag& f : flags_)
     if (f.name == name) return &f;
@@ -115,10 +123,12 @@ std::string Cli::usage() const {
   for (const Flag& f : flags_) {
     u << "  --" << f.name << (f.size ? " N" : " WORD") << "\t" << f.help;
     if (f.size) u << " (default " << *f.size << ")";
-    if (f.choice) {
+    if (f.choice && !f.choices.empty()) {
       u << " (one of:";
       for (const auto& c : f.choices) u << " " << c;
       u << "; default " << *f.choice << ")";
+    } else if (f.choice) {
+      u << " (default " << (f.choice->empty() ? "none" : *f.choice) << ")";
     }
     u << "\n";
   }
@@ -201,7 +211,7 @@ bool Cli::parse(int argc, const char* const* argv) {
         *f->size = x;
       } else {
         std::string v = take_value();
-        bool ok = false;
+        bool ok = f->choices.empty() && !v.empty();
         for (const auto& c : f->choices) ok = ok || c == v;
         if (!ok) throw UsageError("--" + name + " does not accept '" + v + "'");
         *f->choice = v;

@@ -37,6 +37,9 @@ class Cli {
   void add_choice(const std::string& name, std::string* target, std::vector<std::string> choices,
                   const std::string& help);
 
+  // A free-form word (--tile 128x128x8): empty values are usage errors; the caller validates it.
+  void add_text(const std::string& name, std::string* target, const std::string& help);
+
   // Returns false when --help was given (usage already printed to stdout).
   bool parse(int argc, const char* const* argv);
   std::string usage() const;
@@ -47,7 +50,7 @@ class Cli {
   struct Flag {
     std::string name, help;
     int64_t* size = nullptr;
-    std::string* choice = nullptr;
+    std::string* choice = nullptr;  // add_choice (with choices) and add_text (without)
     std::vector<std::string> choices;
   };
   const Flag* find(const std::string& name) const;
