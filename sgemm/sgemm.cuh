@@ -40,4 +40,17 @@ struct Aat {
 using LaunchFn = void (*)(const Gemm& g);
 using AatLaunchFn = void (*)(const Aat& a);
 
+// A step, declared in its file as an aggregate:
+//   main ladder:  const Step kStep{"sgemm/05_2d_blocktiling", launch};
+//   tunable:      const Step kStep{"sgemm/09_pipelined", launch, nullptr, /*tunable=*/true};
+//   aat ladder:   const Step kStep{"sgemm/aat_02_coalesced", nullptr, launch_aat};
+// Only a tunable step accepts --tile NAME (its launcher throws ladder::UsageError for a name it does
+// not know, listing the names it knows); the harness rejects --tile for the others.
+struct Step {
+  const char* id;
+  LaunchFn launch;
+  AatLaunchFn aat = nullptr;
+  bool tunable = false;
+};
+
 }  // namespace sgemm
