@@ -30,7 +30,7 @@ DeviceInfo query(int index) {
   return d;
 }
 
-DeviceInfo init(const CommonOptions& opts, bool gpu_required) {
+DeviceInfo select_device(const CommonOptions& opts, bool gpu_required) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
@@ -47,6 +47,14 @@ DeviceInfo init(const CommonOptions& opts, bool gpu_required) {
                      std::to_string(count) + " device" + (count == 1 ? "" : "s") + ")");
   CUDA_CHECK(cudaSetDevice(opts.device));
   return query(opts.device);
+}
+
+DeviceInfo init(const CommonOptions& opts, bool gpu_required) {
+  DeviceInfo d = select_device(opts, gpu_required);
+  d.runtime_version = CUDART_VERSION;
+  if (cudaDriverGetVersion(&d.driver_version) != cudaSuccess) d.driver_version = 0;
+  cudaGetLastError();
+  return d;
 }
 
 // The harness's copy kernels: 16-byte accesses, grid-stride, UNROLL independent loads in flight
@@ -71,6 +79,10 @@ __global__ void copy_float4(const float4* __restrict__ src, float4* __restrict__
 
 DeviceInfo init_device(const CommonOptions& opts) { return init(opts, true); }
 DeviceInfo init_device_if_present(const CommonOptions& opts) { return init(opts, false); }
+
+std::string cuda_version_string(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
 
 int resident_blocks(const DeviceInfo& dev, int threads_per_block) {
   return dev.sm_count * std::max(1, dev.max_threads_per_sm / threads_per_block);

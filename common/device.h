@@ -20,7 +20,12 @@ struct DeviceInfo {
   size_t global_mem = 0;
   size_t l2_bytes = 0;
   double theoretical_gbps = 0;   // 2 * memory clock * bus width (DDR), from the device attributes
+  int runtime_version = 0;       // CUDART_VERSION this binary was built with, e.g. 13000
+  int driver_version = 0;        // the newest CUDA the installed driver supports (0: no driver)
 };
+
+// "13.0" from 13000.
+std::string cuda_version_string(int version);
 
 // cudaGetDeviceCount: failure or zero devices -> NoDeviceError (exit 77) with the reason; then
 // --device out of range -> UsageError (exit 2); then cudaSetDevice and the properties.

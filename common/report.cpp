@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <ctime>
 #include <stdexcept>
 
 namespace ladder {
@@ -112,6 +113,16 @@ JsonWriter& JsonWriter::null_field(const std::string& k) {
 }
 
 namespace {
+// The day the record was made, UTC, "2026-11-21".
+std::string utc_date() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
 void stats_object(JsonWriter& j, const std::string& k, const Stats& s) {
   j.begin_object(k)
       .field("median", s.median)
@@ -129,7 +140,9 @@ std::string to_json(const Result& r) {
       .field("folder", r.step.folder)
       .field("series", r.step.series)
       .field("index", r.step.index)
-      .field("device", r.device.name);
+      .field("device", r.device.name)
+      .field("cuda", cuda_version_string(r.device.runtime_version))
+      .field("date", utc_date());
   j.begin_object("size");
   for (const auto& [k, v] : r.size) j.field(k, v);
   j.end_object();
@@ -163,9 +176,10 @@ std::string to_json(const Result& r) {
 void print_human(std::FILE* to, const Result& r) {
   std::fprintf(to, "== %s ==\n", r.step.id.c_str());
   if (r.device.present)
-    std::fprintf(to, "device   %s (sm_%d%d, %d SMs, %.1f GB, L2 %.0f MB, %.0f GB/s theoretical)\n",
+    std::fprintf(to, "device   %s (sm_%d%d, %d SMs, %.1f GB, L2 %.0f MB, %.0f GB/s theoretical; CUDA %s)\n",
                  r.device.name.c_str(), r.device.cc_major, r.device.cc_minor, r.device.sm_count,
-                 r.device.global_mem / 1e9, r.device.l2_bytes / 1e6, r.device.theoretical_gbps);
+                 r.device.global_mem / 1e9, r.device.l2_bytes / 1e6, r.device.theoretical_gbps,
+                 cuda_version_string(r.device.runtime_version).c_str());
   else
     std::fprintf(to, "device   none (CPU step)\n");
   std::fprintf(to, "problem ");

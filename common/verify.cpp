@@ -39,67 +39,69 @@ std::string format_index(int64_t flat, const std::vector<int64_t>& shape) {
 
 namespace {
 
-template <typename T>
-void note_mismatch(VerifyReport& r, int64_t i, const std::vector<int64_t>& shape, T got, T want,
-                   double bound) {
-  r.ok = false;
-  ++r.mismatches;
-  if (static_cast<int>(r.first_bad.size()) >= VerifyReport::kMaxReported) return;
-  std::ostringstream s;
-  s.precision(9);
-  s << format_index(i, shape) << " got " << got << " want " << want;
-  if (bound >= 0) s << " (allowed error " << bound << ")";
-  r.first_bad.push_back(s.str());
+// One element's verdict: whether it fails, its error (infinite when the result is NaN or Inf), and
+// for the report line the values and the allowed error (negative: exact check).
+struct Element {
+  bool bad;
+  double err, got, want, allowed;
+};
+
+// Scans n elements in parallel (OpenMP) for the count and the largest error, then, only if some
+// failed, walks them again in order to report the first few with their indices. A passing check of
+// 2^31 elements costs one parallel pass.
+template <typename ElementFn>
+VerifyReport scan(int64_t n, const std::vector<int64_t>& shape, ElementFn element) {
+  VerifyReport r;
+  r.checked = n;
+  int64_t bad = 0;
+  double max_err = 0;
+#pragma omp parallel for reduction(+ : bad) reduction(max : max_err) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const Element e = element(i);
+    bad += e.bad;
+    if (!(e.err <= max_err)) max_err = e.err;  // NaN-safe: a NaN error would not replace it
+  }
+  r.mismatches = bad;
+  r.max_err = max_err;
+  r.ok = bad == 0;
+  for (int64_t i = 0; i < n && static_cast<int>(r.first_bad.size()) < VerifyReport::kMaxReported && bad; ++i) {
+    const Element e = element(i);
+    if (!e.bad) continue;
+    std::ostringstream line;
+    line.precision(9);
+    line << format_index(i, shape) << " got " << e.got << " want " << e.want;
+    if (e.allowed >= 0) line << " (allowed error " << e.allowed << ")";
+    r.first_bad.push_back(line.str());
+  }
+  return r;
 }
 
-// max_err grows with every mismatch; a non-finite result makes it infinite (JSON null).
-void note_error(VerifyReport& r, double got, double want) {
-  const double d = std::isfinite(got) ? std::fabs(got - want) : INFINITY;
-  if (!(d <= r.max_err)) r.max_err = d;
-}
+// |got - want|, or infinity when got is NaN or infinite.
+double error_of(double got, double want) { return std::isfinite(got) ? std::fabs(got - want) : INFINITY; }
 
 template <typename T>
 VerifyReport exact_impl(const T* got, const T* want, int64_t n, const std::vector<int64_t>& shape) {
-  VerifyReport r;
-  r.checked = n;
-  for (int64_t i = 0; i < n; ++i) {
+  return scan(n, shape, [&](int64_t i) {
+    const double g = static_cast<double>(got[i]), w = static_cast<double>(want[i]);
+    bool bad;
     if constexpr (std::is_floating_point_v<T>) {
-      // Bitwise-equal values pass; NaN != NaN, so a poisoned element fails here. A failed element
-      // still reports its error: |got - want|, or infinity when got is NaN or infinite.
-      if (!(got[i] == want[i]) || !std::isfinite(static_cast<double>(got[i]))) {
-        note_mismatch(r, i, shape, got[i], want[i], -1);
-        note_error(r, static_cast<double>(got[i]), static_cast<double>(want[i]));
-        continue;
-      }
+      bad = !(got[i] == want[i]) || !std::isfinite(g);  // NaN != NaN: a poisoned element fails
     } else {
-      if (got[i] != want[i]) {
-        note_mismatch(r, i, shape, got[i], want[i], -1);
-        double d = std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
-        if (d > r.max_err) r.max_err = d;
-      }
+      bad = got[i] != want[i];
     }
-  }
-  return r;
+    return Element{bad, bad ? error_of(g, w) : 0.0, g, w, -1};
+  });
 }
 
 template <typename T>
 VerifyReport bounded_impl(const T* got, const double* ref, const double* magnitude, int64_t n,
                           const ErrorBound& b, const std::vector<int64_t>& shape) {
-  VerifyReport r;
-  r.checked = n;
-  for (int64_t i = 0; i < n; ++i) {
-    double g = static_cast<double>(got[i]);
-    double allowed = b.c * b.terms * b.eps * magnitude[i];
-    if (!std::isfinite(g)) {
-      note_mismatch(r, i, shape, g, ref[i], allowed);
-      note_error(r, g, ref[i]);
-      continue;
-    }
-    double err = std::fabs(g - ref[i]);
-    if (err > r.max_err) r.max_err = err;
-    if (!(err <= allowed)) note_mismatch(r, i, shape, g, ref[i], allowed);
-  }
-  return r;
+  return scan(n, shape, [&](int64_t i) {
+    const double g = static_cast<double>(got[i]);
+    const double allowed = b.c * b.terms * b.eps * magnitude[i];
+    const double err = error_of(g, ref[i]);
+    return Element{!(err <= allowed), err, g, ref[i], allowed};
+  });
 }
 
 }  // namespace

@@ -1,55 +1,95 @@
 #!/usr/bin/env bash
-# Profile one step.
-#   scripts/profile.sh STEP [ncu|nsys] [--dry-run] [step flags...]
-#   STEP: vector_add/04_grid_stride, vector_add_04_grid_stride or a path to the executable.
-# ncu (default): Nsight Compute with the sections that fit the folder, --clock-control none (leave
-#   the GPU's clocks alone), source view through -lineinfo; the report goes to
-#   results/profiles/<step>.ncu-rep. The step runs with --no-ceiling --reps 1 --warmup 0 so only
-#   its own kernels are profiled: the checked run and one timed run.
-# nsys: Nsight Systems timeline with CUDA and NVTX (the harness names every phase), where nsys is
-#   installed and can write reports.
-# --dry-run prints the exact command and exits 0.
+# Profile one step, or compare two, and print the few metrics its folder's chapter cites.
+#
+#   scripts/profile.sh [options] STEP [STEP2] [-- step flags]
+#     STEP         vector_add/04_grid_stride, vector_add_04_grid_stride or a path to the executable
+#     STEP2        compare mode: both are profiled and their metrics printed side by side
+#     --nsys       Nsight Systems timeline (CUDA + NVTX phases) instead of Nsight Compute
+#     --dry-run    print the exact commands and exit 0
+#     --help       this text
+#   Step flags (sizes: --n 1e6, --rows 4096 ...) go after -- and apply to both steps.
+#
+# Nsight Compute: the sections and metrics the folder declares (NCU_SECTIONS, NCU_METRICS in its
+# CMakeLists.txt), --clock-control none (the GPU's clocks are left alone), source lines through
+# -lineinfo. The step runs with --no-ceiling --no-verify --reps 1 --warmup 0: its checked run and one
+# timed run, nothing else of ours. The report is saved as results/profiles/<step>.ncu-rep; the summary
+# (read back with ncu --import ... --page raw --csv) shows each kernel's last launch, and a
+# sectors-per-request ratio wherever a sectors and a requests metric come in a pair.
+# Environment: BUILD_DIR (default build/), PROFILE_DIR (default results/profiles).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
-[ $# -ge 1 ] || { sed -n '2,13p' "$0"; exit 2; }
-step=$1; shift
+out_dir=${PROFILE_DIR:-$root/results/profiles}
+
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
 tool=ncu
-if [ $# -gt 0 ] && { [ "$1" = ncu ] || [ "$1" = nsys ]; }; then tool=$1; shift; fi
 dry=0
-if [ $# -gt 0 ] && [ "$1" = --dry-run ]; then dry=1; shift; fi
+steps=()
+step_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --help|-h) usage; exit 0 ;;
+    --dry-run) dry=1; shift ;;
+    --nsys) tool=nsys; shift ;;
+    --ncu) tool=ncu; shift ;;
+    --) shift; step_args=("$@"); break ;;
+    -*) echo "error: unknown option '$1' (step flags go after --)" >&2; usage >&2; exit 2 ;;
+    *) steps+=("$1"); shift ;;
+  esac
+done
+[ ${#steps[@]} -ge 1 ] && [ ${#steps[@]} -le 2 ] || { echo "error: name one step, or two to compare" >&2; usage >&2; exit 2; }
+decl="$build/ladder_folders.txt"
+[ -f "$decl" ] || { echo "error: no $decl (configure first: scripts/test.sh or cmake -S . -B build)" >&2; exit 2; }
 
-if [ -x "$step" ]; then exe=$step; else exe="$build/bin/${step/\//_}"; fi
-name=$(basename "$exe")
-folder=${name%%_[0-9]*}
-folder=${folder%_aat}
-if [ ! -x "$exe" ] && [ $dry -eq 0 ]; then
-  echo "error: no executable $exe (build first: scripts/test.sh or cmake --build build)" >&2; exit 2
-fi
+executable() {  # STEP -> path
+  if [ -x "$1" ]; then echo "$1"; else echo "$build/bin/${1/\//_}"; fi
+}
+folder_of() {  # executable -> folder, read from the declarations (folder names contain '_')
+  local name f
+  name=$(basename "$1")
+  for f in $(grep -o '^[a-z_0-9]*\.size_flags' "$decl" | sed 's/\.size_flags$//'); do
+    case "$name" in "${f}"_*) echo "$f"; return ;; esac
+  done
+}
+declared() { grep "^$1\.$2=" "$decl" | head -n 1 | cut -d= -f2-; }
 
-# The counters each folder's chapter talks about.
-case "$folder" in
-  sgemm)          sections="SpeedOfLight ComputeWorkloadAnalysis MemoryWorkloadAnalysis Occupancy LaunchStats WarpStateStats SourceCounters" ;;
-  reduction)      sections="SpeedOfLight MemoryWorkloadAnalysis Occupancy LaunchStats WarpStateStats InstructionStats SourceCounters" ;;
-  *)              sections="SpeedOfLight MemoryWorkloadAnalysis MemoryWorkloadAnalysis_Tables Occupancy LaunchStats SourceCounters" ;;
-esac
-
-out_dir="$root/results/profiles"
-step_args=(--no-ceiling --reps 1 --warmup 0 "$@")
+run_args=(--no-ceiling --no-verify --reps 1 --warmup 0 "${step_args[@]}")
+status=0
+for step in "${steps[@]}"; do
+  exe=$(executable "$step")
+  folder=$(folder_of "$exe")
+  [ -n "$folder" ] || { echo "error: $step is not a step of any declared folder" >&2; exit 2; }
+  [ -x "$exe" ] || [ $dry -eq 1 ] || { echo "error: no executable $exe (build first)" >&2; exit 2; }
+  name=$(basename "$exe")
+  if [ "$tool" = ncu ]; then
+    cmd=(ncu --clock-control none --import-source yes)
+    for s in $(declared "$folder" ncu_sections); do cmd+=(--section "$s"); done
+    metrics=$(declared "$folder" ncu_metrics | tr ' ' ',')
+    [ -n "$metrics" ] && cmd+=(--metrics "$metrics")
+    cmd+=(-f -o "$out_dir/$name" "$exe" "${run_args[@]}")
+  else
+    cmd=(nsys profile --trace=cuda,nvtx,osrt --force-overwrite true -o "$out_dir/$name" "$exe" "${run_args[@]}")
+  fi
+  if [ $dry -eq 1 ]; then echo "${cmd[*]}"; continue; fi
+  command -v "$tool" >/dev/null 2>&1 || {
+    echo "error: $tool is not on PATH: install Nsight $([ "$tool" = ncu ] && echo Compute || echo Systems)" \
+         "(it ships with the CUDA Toolkit) or use the other tool" >&2; exit 127; }
+  mkdir -p "$out_dir"
+  "${cmd[@]}" >"$out_dir/$name.log" 2>&1 || { tail -n 20 "$out_dir/$name.log" >&2; status=1; continue; }
+  if [ "$tool" = nsys ]; then
+    ls "$out_dir/$name".nsys-rep >/dev/null 2>&1 && echo "report: $out_dir/$name.nsys-rep" ||
+      { echo "error: nsys wrote no report (see $out_dir/$name.log)" >&2; status=1; }
+  else
+    echo "report: $out_dir/$name.ncu-rep (details: ncu --import $out_dir/$name.ncu-rep --page details)"
+  fi
+done
+# The summary: the folder's metrics of each kernel, the two steps side by side in compare mode.
 if [ "$tool" = ncu ]; then
-  cmd=(ncu --clock-control none --import-source yes)
-  for s in $sections; do cmd+=(--section "$s"); done
-  cmd+=(-f -o "$out_dir/$name" "$exe" "${step_args[@]}")
-else
-  cmd=(nsys profile --trace=cuda,nvtx,osrt --force-overwrite true -o "$out_dir/$name" "$exe" "${step_args[@]}")
+  reps=()
+  for step in "${steps[@]}"; do reps+=("$out_dir/$(basename "$(executable "$step")").ncu-rep"); done
+  summary=(python3 "$root/scripts/ncu_summary.py" --metrics
+           "$(declared "$(folder_of "$(executable "${steps[0]}")")" ncu_metrics | tr ' ' ',')" "${reps[@]}")
+  if [ $dry -eq 1 ]; then echo "${summary[*]}"; exit 0; fi
+  [ $status -eq 0 ] && "${summary[@]}"
 fi
-
-if [ $dry -eq 1 ]; then echo "${cmd[*]}"; exit 0; fi
-if ! command -v "$tool" >/dev/null 2>&1; then
-  echo "error: $tool is not on PATH. Install Nsight $( [ "$tool" = ncu ] && echo Compute || echo Systems ) or run the other tool." >&2
-  exit 127
-fi
-mkdir -p "$out_dir"
-"${cmd[@]}"
-echo "report: $out_dir/$name.$( [ "$tool" = ncu ] && echo ncu-rep || echo nsys-rep )"
-[ "$tool" = ncu ] && echo "read it: ncu --import $out_dir/$name.ncu-rep --page details" || true
+exit $status

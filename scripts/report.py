@@ -1,18 +1,47 @@
 #!/usr/bin/env python3
-"""Ladder tables from the steps' JSON records (standard library only; matplotlib optional).
+"""Ladder tables, charts and chapter numbers from the steps' JSON records.
 
-  report.py RESULTS_DIR          print one table per folder, write RESULTS_DIR/report.md and, when
-                                 matplotlib is importable, RESULTS_DIR/<folder>.png
-  report.py --one-line FILE      a one-line summary of one record (run_all.sh's progress lines)
+Standard library only; matplotlib is optional (charts), with a plain-text chart as the fallback.
 
-Columns: step, kernel time, end-to-end time (steps that own transfers), metric, % of the ceiling
-measured in the same process, speedup over the previous step and over step 01 (kernel time), and
-whether the step verified.
+  report.py RUN_DIR                 print one table per ladder and a summary; write RUN_DIR/report.md
+                                    and, with matplotlib, RUN_DIR/<folder>[_<series>].png
+  report.py --one-line FILE         a one-line summary of one record (run_all.sh's progress lines)
+  report.py --chapters RUN_DIR...   rewrite the generated blocks of README.md and of each folder's
+                                    README.md from the records of these runs (a later run wins for a
+                                    step that is in several); copies the charts to <folder>/img/
+
+A RUN_DIR is what scripts/run_all.sh writes: one <folder>_<step>.json record per step that finished,
+failures.tsv for the ones that did not.
+
+The generated blocks of a chapter (everything between the markers is replaced):
+  <!-- ladder-table FOLDER SERIES -->...<!-- /ladder-table -->     the ladder's table
+  <!-- ladder-chart FOLDER SERIES -->...<!-- /ladder-chart -->     the ladder's chart
+  <!-- ladder-run FOLDER -->...<!-- /ladder-run -->                GPU, CUDA version and date
+  <!-- ladder-summary -->...<!-- /ladder-summary -->               best step per folder vs its bar
+  <!-- v STEP_ID FIELD -->...<!-- /v -->                           one number from one record
+FIELD: kernel_ms, total_ms, metric, pct_of_ceiling, ceiling, speedup:OTHER_STEP (kernel time of
+OTHER over this step's), extra.KEY.
 """
+import glob
 import json
 import math
 import os
+import re
+import shutil
 import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Each ladder's bar (docs/ladders.md): what the best step of the main series must reach.
+#   pct: its pct_of_ceiling;  floor: kernel_ms at most `value` x the record's extra.floor_ms.
+BARS = {
+    "vector_add": {"kind": "pct", "value": 95.0, "text": ">= 95% of the copy ceiling (kernel only)"},
+    "transpose": {"kind": "pct", "value": 90.0, "text": ">= 90% of the copy ceiling"},
+    "sgemm": {"kind": "pct", "value": 90.0, "text": ">= 90% of cuBLAS fp32 (pedantic)"},
+    "reduction": {"kind": "pct", "value": 95.0, "text": ">= 95% of CUB's bandwidth"},
+    "avg_matvec": {"kind": "floor", "value": 1.15, "text": "within 15% of the floor (input bytes / copy bandwidth)"},
+    "separable_conv": {"kind": "pct", "value": 40.0, "text": ">= 40% of the single-pass floor"},
+}
 
 
 def load(path):
@@ -24,15 +53,51 @@ def load(path):
     raise ValueError(f"{path}: no JSON record")
 
 
+def load_run(run_dir):
+    records = [load(p) for p in sorted(glob.glob(os.path.join(run_dir, "*.json")))]
+    failures = []
+    path = os.path.join(run_dir, "failures.tsv")
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) >= 2 and parts[0]:
+                    failures.append({"step": parts[0], "exit": parts[1], "tail": parts[2] if len(parts) > 2 else ""})
+    return records, failures
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v))
+
+
 def fmt_ms(v):
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if not is_num(v):
         return "-"
-    return f"{v:.3f}" if v < 100 else f"{v:.0f}"
+    if v >= 100:
+        return f"{v:.0f}"
+    if v >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3g}" if v >= 0.001 else f"{v:.2e}"
 
 
-def pct(r):
+def fmt_num(v):
+    if not is_num(v):
+        return "-"
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    return f"{v:.3g}"
+
+
+def pct_text(r):
     p = r.get("pct_of_ceiling")
-    return "-" if p is None else f"{p:.1f}%"
+    if not is_num(p):
+        return "-"
+    return pct_label(p) + (" (total)" if r.get("metric_from") == "total_ms" else "")
 
 
 def verified(r):
@@ -40,11 +105,15 @@ def verified(r):
     return "skipped" if v is None else ("yes" if v else "NO")
 
 
+def step_name(r):
+    return r["step"].split("/", 1)[1]
+
+
 def one_line(r):
     total = r.get("total_ms")
     t = f" total {fmt_ms(total['median'])} ms" if total else ""
-    return (f"{fmt_ms(r['kernel_ms']['median'])} ms{t}  {r['metric']['value']:.1f} {r['metric']['unit']}"
-            f"  {pct(r)} of ceiling  verified: {verified(r)}")
+    return (f"{fmt_ms(r['kernel_ms']['median'])} ms{t}  {fmt_num(r['metric']['value'])} {r['metric']['unit']}"
+            f"  {pct_text(r)} of ceiling  verified: {verified(r)}")
 
 
 def ladders(records):
@@ -57,18 +126,36 @@ def ladders(records):
     return dict(sorted(out.items()))
 
 
+def basis_ms(r):
+    """The time the record's metric comes from: the kernel time, or the total where it says so."""
+    if r.get("metric_from") == "total_ms" and r.get("total_ms"):
+        return r["total_ms"]["median"]
+    return r["kernel_ms"]["median"]
+
+
+def pct_label(p):
+    return "" if not is_num(p) else ("<0.1%" if 0 < p < 0.05 else f"{p:.1f}%")
+
+
 def table(rows):
+    """The ladder's Markdown table and a line naming its ceilings. The speedup columns compare the
+    times the metrics come from (the kernel time, or the total where the record says so)."""
     base = next((r for r in rows if r["index"] == 1), None)
-    lines = ["| step | kernel ms | end-to-end ms | metric | % of ceiling | vs previous | vs step 01 | verified |",
-             "|---|---:|---:|---:|---:|---:|---:|---|"]
+    any_total = any(r.get("total_ms") for r in rows)
+    head = "| step | kernel ms |" + (" total ms |" if any_total else "") + \
+           " metric | % of ceiling | vs previous | vs step 01 | verified |"
+    lines = [head, "|---|---:|" + ("---:|" if any_total else "") + "---:|---:|---:|---:|---|"]
     prev = None
     for r in rows:
-        k = r["kernel_ms"]["median"]
+        k = basis_ms(r)
         total = r.get("total_ms")
         vs_prev = f"{prev / k:.2f}x" if prev and k else "-"
-        vs_base = f"{base['kernel_ms']['median'] / k:.1f}x" if base and k and r["index"] >= 1 else "-"
-        lines.append(f"| {r['step'].split('/', 1)[1]} | {fmt_ms(k)} | {fmt_ms(total['median']) if total else '-'} | "
-                     f"{r['metric']['value']:.1f} {r['metric']['unit']} | {pct(r)} | {vs_prev} | {vs_base} | {verified(r)} |")
+        vs_base = f"{basis_ms(base) / k:.1f}x" if base and k and r["index"] >= 1 else "-"
+        cells = [step_name(r), fmt_ms(r["kernel_ms"]["median"])]
+        if any_total:
+            cells.append(fmt_ms(total["median"]) if total else "-")
+        cells += [f"{fmt_num(r['metric']['value'])} {r['metric']['unit']}", pct_text(r), vs_prev, vs_base, verified(r)]
+        lines.append("| " + " | ".join(cells) + " |")
         if r["index"] >= 1:
             prev = k
     by_name = {}
@@ -76,29 +163,102 @@ def table(rows):
         if r.get("ceiling"):
             c = r["ceiling"]
             by_name.setdefault((c["name"], c["unit"]), []).append(c["value"])
-    ceilings = [f"{name} {min(v):.0f}" + (f"-{max(v):.0f}" if max(v) - min(v) >= 0.5 else "") + f" {unit}"
+    ceilings = [f"{name} {fmt_num(min(v))}" + (f"-{fmt_num(max(v))}" if max(v) - min(v) >= 0.5 else "") + f" {unit}"
                 for (name, unit), v in sorted(by_name.items())]
-    return "\n".join(lines), ceilings
+    note = ""
+    if ceilings:
+        note = "Ceiling measured in each step's own process: " + "; ".join(ceilings) + "."
+    if any(r.get("metric_from") == "total_ms" for r in rows):
+        note += (" \"(total)\": the metric and the % of ceiling come from the total time, the time until"
+                 " the answer exists, as the ceiling's own time does.")
+    return "\n".join(lines), note.strip()
+
+
+def run_line(rows):
+    r = rows[0]
+    dates = sorted({x.get("date", "?") for x in rows})
+    return f"{r['device']}, CUDA {r.get('cuda', '?')}, {', '.join(dates)}"
+
+
+def best_of(folder, rows):
+    """The main-series step closest to (or past) its bar, and whether it meets it."""
+    bar = BARS.get(folder)
+    gpu_rows = [r for r in rows if r["index"] >= 1 and r.get("verified")]
+    if not gpu_rows or not bar:
+        return None
+    if bar["kind"] == "floor":
+        scored = [(r["extra"].get("floor_ms", float("nan")) / r["kernel_ms"]["median"], r) for r in gpu_rows
+                  if is_num(r.get("extra", {}).get("floor_ms"))]
+        if not scored:
+            return None
+        ratio, r = max(scored, key=lambda x: x[0])
+        met = r["kernel_ms"]["median"] <= bar["value"] * r["extra"]["floor_ms"]
+        return r, f"{1 / ratio:.2f}x the floor", met
+    scored = [(r.get("pct_of_ceiling"), r) for r in gpu_rows if is_num(r.get("pct_of_ceiling"))]
+    if not scored:
+        return None
+    p, r = max(scored, key=lambda x: x[0])
+    return r, f"{p:.1f}% of ceiling", p >= bar["value"]
+
+
+def summary(groups):
+    lines = ["| ladder | best step | metric | against its ceiling | bar | met |", "|---|---|---:|---:|---|---|"]
+    for (folder, series), rows in groups.items():
+        if series != "main":
+            continue
+        b = best_of(folder, rows)
+        if not b:
+            continue
+        r, where, met = b
+        lines.append(f"| {folder} | {step_name(r)} | {fmt_num(r['metric']['value'])} {r['metric']['unit']} | "
+                     f"{where} | {BARS[folder]['text']} | {'yes' if met else 'NO'} |")
+    return "\n".join(lines)
 
 
 def chart(folder, series, rows, out_dir):
+    """Time per step on a log axis, % of ceiling on each bar, the reference step apart (grey),
+    end-to-end time beside kernel time where a step owns transfers. None without matplotlib."""
+    if os.environ.get("LADDER_NO_MATPLOTLIB"):  # the fallback, on purpose (tests)
+        return None
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    names = [r["step"].split("/", 1)[1] for r in rows]
-    vals = [r["metric"]["value"] for r in rows]
-    fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(rows) + 2), 4))
-    ax.bar(names, vals, color="#4a7")
-    ceil = [r["ceiling"]["value"] for r in rows if r.get("ceiling")]
-    if ceil:
-        ax.axhline(max(ceil), color="#c33", linestyle="--", label="ceiling (same process)")
-        ax.legend()
-    ax.set_ylabel(rows[0]["metric"]["unit"])
-    ax.set_title(f"{folder} ({series}) on {rows[0]['device']}")
-    ax.tick_params(axis="x", rotation=45)
+    names = [step_name(r) for r in rows][::-1]
+    kernel = [r["kernel_ms"]["median"] for r in rows][::-1]
+    total = [(r.get("total_ms") or {}).get("median") for r in rows][::-1]
+    refs = [r["index"] == 0 for r in rows][::-1]
+    pcts = [r.get("pct_of_ceiling") for r in rows][::-1]
+    has_total = any(t for t in total)
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.4))
+    h = 0.38 if has_total else 0.7
+    ys = list(range(len(rows)))
+    colors = ["#9a9a9a" if ref else "#3a7dc9" for ref in refs]
+    ax.barh([y + (h / 2 if has_total else 0) for y in ys], kernel, height=h, color=colors, label="kernel")
+    if has_total:
+        ax.barh([y - h / 2 for y in ys], [t or 0 for t in total], height=h, color="#f0a94a", label="end-to-end / total")
+    ax.set_xscale("log")
+    lo = min(v for v in kernel + [t for t in total if t] if v and v > 0)
+    hi = max(kernel + [t for t in total if t])
+    ax.set_xlim(lo / 2, hi * 8)
+    n_refs = sum(refs)
+    if 0 < n_refs < len(rows):  # the reference steps sit at the bottom (index 0), apart
+        ax.axhline(n_refs - 0.5, color="#666", linestyle="--", linewidth=0.8)
+    for y, k, p, t in zip(ys, kernel, pcts, total):
+        label = pct_label(p)
+        x = max(k, t or 0)
+        ax.text(x * 1.15, y, f"{fmt_ms(k)} ms  {label}", va="center", fontsize=8)
+    ax.set_yticks(ys)
+    ax.set_yticklabels(names, fontsize=9)
+    ax.set_xlabel("median time, ms (log scale); label: kernel time and % of the ceiling")
+    unit = rows[0]["metric"]["unit"]
+    ax.set_title(f"{folder}{'' if series == 'main' else ' (' + series + ')'}: {rows[0]['device']} "
+                 f"(grey: reference step; metric {unit})", fontsize=10)
+    if has_total:
+        ax.legend(loc="best", fontsize=8)
+    ax.grid(axis="x", which="major", alpha=0.3)
     fig.tight_layout()
     path = os.path.join(out_dir, f"{folder}{'' if series == 'main' else '_' + series}.png")
     fig.savefig(path, dpi=110)
@@ -106,34 +266,160 @@ def chart(folder, series, rows, out_dir):
     return path
 
 
+def text_chart(rows):
+    """The fallback: one line per step, a bar of '#' on a log scale of the kernel time."""
+    times = [r["kernel_ms"]["median"] for r in rows if r["kernel_ms"]["median"] > 0]
+    if not times:
+        return ""
+    lo, hi = math.log10(min(times)), math.log10(max(times))
+    span = max(hi - lo, 1e-9)
+    width = max(len(step_name(r)) for r in rows)
+    out = []
+    for r in rows:
+        k = r["kernel_ms"]["median"]
+        n = 1 + int(round(40 * (math.log10(k) - lo) / span)) if k > 0 else 0
+        p = r.get("pct_of_ceiling")
+        out.append(f"{step_name(r):<{width}} {'#' * n:<41} {fmt_ms(k)} ms  {pct_label(p)}".rstrip())
+    return "\n".join(out)
+
+
+def report(run_dir):
+    records, failures = load_run(run_dir)
+    if not records and not failures:
+        print(f"no records in {run_dir}", file=sys.stderr)
+        return 1
+    groups = ladders(records)
+    device = records[0]["device"] if records else "?"
+    md = [f"# Ladder report: {device}", ""]
+    if records:
+        md += [f"Run: {run_line(records)}.", "", "## Summary", "", summary(groups), ""]
+    if failures:
+        md += ["## Failures", "", "| step | exit | last lines |", "|---|---:|---|"]
+        md += [f"| {f['step']} | {f['exit']} | {f['tail'][:200]} |" for f in failures]
+        md.append("")
+    print("\n" + summary(groups))
+    for (folder, series), rows in groups.items():
+        text, note = table(rows)
+        title = folder if series == "main" else f"{folder} ({series} side ladder)"
+        print(f"\n## {title}\n{text}")
+        if note:
+            print(note)
+        md += [f"## {title}", "", text, ""]
+        if note:
+            md += [note, ""]
+        png = chart(folder, series, rows, run_dir)
+        if png:
+            md += [f"![{title}]({os.path.basename(png)})", ""]
+        else:
+            md += ["```", text_chart(rows), "```", ""]
+    if failures:
+        print(f"\n{len(failures)} step(s) failed: " + ", ".join(f"{f['step']} (exit {f['exit']})" for f in failures))
+    with open(os.path.join(run_dir, "report.md"), "w") as f:
+        f.write("\n".join(md))
+    return 0
+
+
+# ---- chapters -----------------------------------------------------------------------------------
+
+BLOCK = re.compile(r"(<!-- (ladder-table|ladder-chart|ladder-run|ladder-summary)([^>]*?) -->)(.*?)(<!-- /\2 -->)", re.S)
+VALUE = re.compile(r"(<!-- v (\S+) (\S+) -->)(.*?)(<!-- /v -->)", re.S)
+
+
+def field_value(by_id, step_id, field):
+    r = by_id.get(step_id)
+    if r is None:
+        raise KeyError(f"no record for {step_id}")
+    if field == "kernel_ms":
+        return f"{fmt_ms(r['kernel_ms']['median'])} ms"
+    if field == "total_ms":
+        return f"{fmt_ms(r['total_ms']['median'])} ms"
+    if field == "metric":
+        return f"{fmt_num(r['metric']['value'])} {r['metric']['unit']}"
+    if field == "pct_of_ceiling":
+        return f"{r['pct_of_ceiling']:.1f}%"
+    if field == "ceiling":
+        return f"{fmt_num(r['ceiling']['value'])} {r['ceiling']['unit']}"
+    if field.startswith("speedup:"):
+        other = by_id.get(f"{r['folder']}/{field.split(':', 1)[1]}")
+        if other is None:
+            raise KeyError(f"no record for {field}")
+        return f"{other['kernel_ms']['median'] / r['kernel_ms']['median']:.2f}x"
+    if field.startswith("extra."):
+        return fmt_num(r["extra"][field.split(".", 1)[1]])
+    raise KeyError(f"unknown field {field}")
+
+
+def rewrite(text, groups, by_id, charts, problems, where):
+    def block(m):
+        kind, args = m.group(2), m.group(3).split()
+        if kind == "ladder-summary":
+            return f"{m.group(1)}\n{summary(groups)}\n{m.group(5)}"
+        folder = args[0] if args else ""
+        series = args[1] if len(args) > 1 else "main"
+        rows = groups.get((folder, series))
+        if not rows:
+            problems.append(f"{where}: no records for {folder} {series}")
+            return m.group(0)
+        if kind == "ladder-table":
+            t, note = table(rows)
+            return f"{m.group(1)}\n{t}\n\n{note}\n{m.group(5)}"
+        if kind == "ladder-run":
+            return f"{m.group(1)}{run_line(rows)}{m.group(5)}"
+        png = charts.get((folder, series))
+        if not png:
+            return f"{m.group(1)}\n```\n{text_chart(rows)}\n```\n{m.group(5)}"
+        return f"{m.group(1)}\n![{folder} {series}](img/{os.path.basename(png)})\n{m.group(5)}"
+
+    def value(m):
+        try:
+            return f"{m.group(1)}{field_value(by_id, m.group(2), m.group(3))}{m.group(5)}"
+        except (KeyError, TypeError) as e:
+            problems.append(f"{where}: {m.group(2)} {m.group(3)}: {e}")
+            return m.group(0)
+
+    return VALUE.sub(value, BLOCK.sub(block, text))
+
+
+def chapters(run_dirs):
+    by_id = {}
+    for d in run_dirs:
+        for r in load_run(d)[0]:
+            by_id[r["step"]] = r
+    if not by_id:
+        print("no records", file=sys.stderr)
+        return 1
+    groups = ladders(by_id.values())
+    charts = {}
+    for (folder, series), rows in groups.items():
+        img = os.path.join(ROOT, folder, "img")
+        os.makedirs(img, exist_ok=True)
+        png = chart(folder, series, rows, img)
+        if png:
+            charts[(folder, series)] = png
+    problems = []
+    for path in [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "*", "README.md"))):
+        with open(path) as f:
+            text = f.read()
+        new = rewrite(text, groups, by_id, charts, problems, os.path.relpath(path, ROOT))
+        if new != text:
+            with open(path, "w") as f:
+                f.write(new)
+            print(f"rewrote {os.path.relpath(path, ROOT)}")
+    for p in problems:
+        print(f"warning: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "--one-line":
         print(one_line(load(argv[2])))
         return 0
-    if len(argv) != 2:
+    if len(argv) >= 3 and argv[1] == "--chapters":
+        return chapters(argv[2:])
+    if len(argv) != 2 or argv[1].startswith("-"):
         print(__doc__, file=sys.stderr)
-        return 2
-    out_dir = argv[1]
-    records = [load(os.path.join(out_dir, f)) for f in sorted(os.listdir(out_dir)) if f.endswith(".json")]
-    if not records:
-        print(f"no records in {out_dir}", file=sys.stderr)
-        return 1
-    md = [f"# Ladder report: {records[0]['device']}", ""]
-    for (folder, series), rows in ladders(records).items():
-        text, ceilings = table(rows)
-        title = folder if series == "main" else f"{folder} ({series} side ladder)"
-        print(f"\n## {title}\n{text}")
-        if ceilings:
-            print("ceiling: " + "; ".join(ceilings))
-        md += [f"## {title}", "", text, ""]
-        if ceilings:
-            md += ["Ceiling measured in each step's process: " + "; ".join(ceilings) + ".", ""]
-        png = chart(folder, series, rows, out_dir)
-        if png:
-            md += [f"![{title}]({os.path.basename(png)})", ""]
-    with open(os.path.join(out_dir, "report.md"), "w") as f:
-        f.write("\n".join(md))
-    return 0
+        return 0 if len(argv) == 2 and argv[1] in ("-h", "--help") else 2
+    return report(argv[1])
 
 
 if __name__ == "__main__":

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# Run every step of every folder (or the folders named) with its defaults, one after another, and
-# print one ladder table per folder. Writes results/<device>/<folder>_<step>.json, report.md and,
-# with matplotlib, one chart per folder.
-#   scripts/run_all.sh                    every folder that exists
+# Run every step of every folder (or of the folders named) with its defaults, one after another, and
+# print one ladder table per folder.
+#
+#   scripts/run_all.sh                    every folder that is built
 #   scripts/run_all.sh vector_add sgemm   just these
 #   scripts/run_all.sh -- --reps 10       extra flags for every step after --
-# Environment: BUILD_DIR (default build/), RESULTS_DIR (default results/).
+#   scripts/run_all.sh --help
+#
+# Each run writes a fresh record set: results/<device>/<UTC time>/ holds one JSON record per step
+# that finished, failures.tsv (step, exit code, last lines) for those that did not, report.md and,
+# with matplotlib, one chart per ladder; results/<device>/latest points at it. Nothing of an earlier
+# run is mixed in. A failed build, or any failed step, makes the script exit non-zero.
+# Environment: BUILD_DIR (default build/), RESULTS_DIR (default results/), NO_BUILD=1 to skip the
+# build (the binaries must exist).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -14,16 +21,27 @@ results_root=${RESULTS_DIR:-$root/results}
 folders=()
 extra=()
 while [ $# -gt 0 ]; do
-  if [ "$1" = "--" ]; then shift; extra=("$@"); break; fi
-  folders+=("$1"); shift
+  case "$1" in
+    --) shift; extra=("$@"); break ;;
+    --help|-h) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "error: unknown option '$1' (step flags go after --)" >&2; exit 2 ;;
+    *) folders+=("$1"); shift ;;
+  esac
 done
 
-if [ ! -f "$build/ladder_steps.txt" ] || [ "${REBUILD:-1}" = 1 ]; then
+if [ "${NO_BUILD:-0}" != 1 ]; then
   echo "== configure and build ($build)"
-  cmake -S "$root" -B "$build" >/dev/null || exit 1
-  cmake --build "$build" -j "$(nproc)" 2>&1 | grep -E "error|warning" ; true
+  log=$(mktemp)
+  if ! { cmake -S "$root" -B "$build" && cmake --build "$build" -j "$(nproc)"; } >"$log" 2>&1; then
+    grep -E "error|Error" "$log" | head -n 20
+    tail -n 5 "$log"
+    echo "error: the build failed (full log: $log); not running stale binaries" >&2
+    exit 1
+  fi
+  grep -E "warning" "$log" | head -n 10
+  rm -f "$log"
 fi
-[ -f "$build/ladder_steps.txt" ] || { echo "no $build/ladder_steps.txt: build failed" >&2; exit 1; }
+[ -f "$build/ladder_steps.txt" ] || { echo "error: no $build/ladder_steps.txt: build first" >&2; exit 1; }
 
 # The registered steps in ladder order, filtered to the folders asked for.
 mapfile -t entries < <(sort "$build/ladder_steps.txt" | grep -v '^$')
@@ -35,9 +53,9 @@ for e in "${entries[@]}"; do
     selected+=("$e")
   fi
 done
-[ ${#selected[@]} -gt 0 ] || { echo "no steps for: ${folders[*]}" >&2; exit 2; }
+[ ${#selected[@]} -gt 0 ] || { echo "error: no steps for: ${folders[*]}" >&2; exit 2; }
 
-tmp=$(mktemp -d)
+run_dir=$(mktemp -d)
 failures=0
 i=0
 start=$(date +%s)
@@ -45,33 +63,37 @@ for e in "${selected[@]}"; do
   i=$((i + 1))
   id=${e%%=*}
   exe=${e#*=}
+  name=$(echo "$id" | tr '/' '_')
   printf '[%2d/%d] %-40s ' "$i" "${#selected[@]}" "$id"
-  log="$tmp/$(echo "$id" | tr '/' '_').log"
   t0=$(date +%s.%N)
-  "$exe" --json "${extra[@]}" >"$log" 2>&1
+  "$exe" --json "${extra[@]}" >"$run_dir/$name.log" 2>&1
   rc=$?
   t1=$(date +%s.%N)
-  json=$(grep '^{' "$log" | tail -n 1)
+  json=$(grep '^{' "$run_dir/$name.log" | tail -n 1)
+  secs=$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")
   if [ $rc -ne 0 ] || [ -z "$json" ]; then
     failures=$((failures + 1))
-    printf 'FAILED (exit %d)\n' "$rc"
-    tail -n 5 "$log" | sed 's/^/        /'
+    printf 'FAILED (exit %d, %s s)\n' "$rc" "$secs"
+    tail -n 5 "$run_dir/$name.log" | sed 's/^/        /'
+    printf '%s\t%d\t%s\n' "$id" "$rc" "$(tail -n 3 "$run_dir/$name.log" | tr '\t\n' '  ')" >>"$run_dir/failures.tsv"
     continue
   fi
-  echo "$json" >"$tmp/$(echo "$id" | tr '/' '_').json"
-  printf '%s  (%s s)\n' "$(python3 "$root/scripts/report.py" --one-line "$tmp/$(echo "$id" | tr '/' '_').json")" \
-    "$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")"
+  echo "$json" >"$run_dir/$name.json"
+  printf '%s  (%s s)\n' "$(python3 "$root/scripts/report.py" --one-line "$run_dir/$name.json")" "$secs"
 done
+: >>"$run_dir/failures.tsv"
 
-first_json=$(ls "$tmp"/*.json 2>/dev/null | head -n 1)
+# Where the records go: results/<device>/<UTC time>/, the device read from the first record.
+first_json=$(ls "$run_dir"/*.json 2>/dev/null | head -n 1)
 device=unknown
-if [ -n "$first_json" ]; then
-  device=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"])' "$first_json")
-fi
-out="$results_root/$(echo "$device" | tr -c 'A-Za-z0-9._-' '_' | sed 's/_*$//')"
+[ -n "$first_json" ] && device=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"])' "$first_json")
+device_dir="$results_root/$(echo "$device" | tr -c 'A-Za-z0-9._-' '_' | sed 's/_*$//')"
+out="$device_dir/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
-cp "$tmp"/*.json "$out"/ 2>/dev/null
-python3 "$root/scripts/report.py" "$out"
+cp "$run_dir"/*.json "$run_dir/failures.tsv" "$out"/ 2>/dev/null
+mkdir -p "$out/logs" && cp "$run_dir"/*.log "$out/logs"/
+rm -rf "$run_dir"
+ln -sfn "$(basename "$out")" "$device_dir/latest"
+python3 "$root/scripts/report.py" "$out" || failures=$((failures + 1))
 echo "results: $out (report.md); $(( $(date +%s) - start )) s; $failures failed"
-rm -rf "$tmp"
 [ $failures -eq 0 ]

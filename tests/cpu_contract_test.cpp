@@ -71,6 +71,34 @@ TEST_P(StepContract, NoDeviceExits77) {
   }
 }
 
+// CPU steps run without a GPU, so here too: every OVERSIZED size exits 3 naming the bytes, before
+// anything is allocated or filled (a byte count that would wrap 64 bits included: --n 2^62).
+class CpuStepSizes : public testing::TestWithParam<std::string> {};
+
+TEST_P(CpuStepSizes, OversizedExitsThreeNamingTheBytes) {
+  const auto sizes = ladder_test::folder_values(ladder_test::folder_of(GetParam()), "oversized");
+  ASSERT_FALSE(sizes.empty());
+  for (const std::string& size : sizes) {
+    auto args = ladder_test::split_args(size);
+    args.push_back("--no-ceiling");
+    auto r = run_step(GetParam(), args);
+    EXPECT_EQ(r.exit_code, 3) << size << "\n" << r.output;
+    EXPECT_NE(r.output.find("bytes"), std::string::npos) << size << "\n" << r.output;
+  }
+}
+
+std::vector<std::string> cpu_steps() {
+  std::vector<std::string> ids;
+  for (const std::string& id : ladder_test::all_steps())
+    if (is_cpu_step(id)) ids.push_back(id);
+  return ids;
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuSteps, CpuStepSizes, testing::ValuesIn(cpu_steps()),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           return ladder_test::param_name(p.param, ladder_test::folder_of(p.param));
+                         });
+
 TEST(FolderDeclarations, EveryFolderWithStepsDeclaresWhatTheSharedTestsNeed) {
   for (const std::string& id : ladder_test::all_steps()) {
     const std::string folder = ladder_test::folder_of(id);
