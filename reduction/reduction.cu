@@ -92,6 +92,11 @@ int run(const Step& step, int argc, char** argv) {
   // against a Step built with other numbers).
   ladder::MemoryNeeds needs;
   const size_t bytes = ladder::bytes_of<int>(n);
+  needs.device = bytes;
+  needs.host = bytes;
+  // The input alone must fit before a step or CUB is asked for its workspace size: CUB's size query
+  // itself dies (an integer division by zero) on counts no device could hold.
+  ladder::require_memory(needs, what);
   BlockGrid grid{};
   int64_t partial_count = 0;
   size_t workspace_bytes = 0;

@@ -15,12 +15,13 @@
 namespace transpose::shared_tiled {
 
 constexpr int kTile = 32;  // tile side = warp width: one warp moves one tile row
+constexpr int kPad = 0;    // row stride 32 words: a column of the tile sits in one bank (step 04)
 static_assert(kTile == 32, "a warp must cover a whole tile row for both sides to be coalesced");
 static_assert(kTile * kTile <= 1024, "one thread per tile element");
 
 __global__ void transpose_shared_tiled(const float* __restrict__ in, float* __restrict__ out,
                                        int64_t rows, int64_t cols, bool rows_on_x) {
-  __shared__ float tile[kTile][kTile];
+  __shared__ float tile[kTile][kTile + kPad];
   const BlockTile t = block_tile(rows_on_x);
   const int64_t r0 = t.row * kTile, c0 = t.col * kTile;
   const int x = threadIdx.x, y = threadIdx.y;

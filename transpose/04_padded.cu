@@ -4,7 +4,7 @@
 // replayed 32 times. One unused word per row makes the row stride 33: words 33x + y fall in banks
 // (x + y) mod 32, all different, and the warp's load is served in one pass. The row read
 // tile[y][x] stays conflict-free (33y + x: consecutive x, consecutive banks).
-// Changes from step 03: [kTile][kTile + 1] instead of [kTile][kTile]; nothing else.
+// Changes from step 03: kPad = 1 instead of 0 (tile[32][33]); nothing else.
 // Costs: 128 bytes of shared memory per block (4,224 instead of 4,096 bytes).
 // Source: "CUDA实践指南(十八)", __shared__ float transposedTile[TILE_DIM][TILE_DIM+1]; the tile of
 // "CUDA编程入门", section 使用SharedMemory优化矩阵转置. Run: build/bin/transpose_04_padded --rows 8192 --cols 8192
@@ -15,6 +15,7 @@ namespace transpose::padded {
 constexpr int kTile = 32;  // tile side = warp width: one warp moves one tile row
 constexpr int kPad = 1;    // row stride 33 words: a column of the tile spans all 32 banks
 static_assert(kTile == 32, "a warp must cover a whole tile row for both sides to be coalesced");
+static_assert(kTile * kTile <= 1024, "one thread per tile element");
 static_assert((kTile + kPad) % 32 == 1, "a row stride of 1 mod 32 words puts a column in 32 banks");
 
 __global__ void transpose_tiled_padded(const float* __restrict__ in, float* __restrict__ out,
