@@ -29,7 +29,7 @@ class Cublas {
 // Row-major C (m x n) = alpha * op(A) (m x k) * op(B) (k x n) + beta * C on `stream`.
 // op(X) is X or, with trans_x, X^T; lda/ldb/ldc are the row pitches (elements) of the stored
 // matrices. cuBLAS is column-major, so this computes C^T = op(B)^T op(A)^T, which is the same
-// memory. Sizes above 2^31 - 1 are a UsageError (the classic cuBLAS API takes int).
+// memory. Sizes and pitches are 64-bit (cuBLAS's _64 API, CUDA 12 and later).
 struct GemmShape {
   int64_t m, n, k;
   bool trans_a = false, trans_b = false;

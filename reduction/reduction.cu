@@ -36,6 +36,9 @@ int64_t reference_sum(const int32_t* x, int64_t n) {
 // it would accumulate in int32 and wrap at 2^28 values of 255.
 static_assert(std::is_same_v<decltype(cuda::std::plus<>{}(int64_t{0}, int{0})), int64_t>,
               "CUB accumulates int32 inputs into an int64 output in int64");
+// CUB before 2.2 (CUDA 12.0 and 12.1) takes `int num_items`: n = 2^31 + 7 would wrap silently.
+static_assert(CUB_VERSION >= 200200,
+              "cub::DeviceReduce::Sum needs a 64-bit num_items: CUB 2.2 (CUDA 12.2) or later");
 
 size_t cub_temp_bytes(int64_t n) {
   size_t bytes = 0;

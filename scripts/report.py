@@ -6,9 +6,13 @@ Standard library only; matplotlib is optional (charts), with a plain-text chart 
   report.py RUN_DIR                 print one table per ladder and a summary; write RUN_DIR/report.md
                                     and, with matplotlib, RUN_DIR/<folder>[_<series>].png
   report.py --one-line FILE         a one-line summary of one record (run_all.sh's progress lines)
-  report.py --chapters RUN_DIR...   rewrite the generated blocks of README.md and of each folder's
+  report.py --chapters RUN_DIR... [LABEL=DIR...]
+                                    rewrite the generated blocks of README.md and of each folder's
                                     README.md from the records of these runs (a later run wins for a
-                                    step that is in several); copies the charts to <folder>/img/
+                                    step that is in several); copies the charts to <folder>/img/.
+                                    LABEL=DIR names a run of other sizes (scripts/shape_sweep.sh --out
+                                    DIR, or run_all.sh with size flags): its records are reached as
+                                    LABEL:STEP_ID in value markers and by ladder-sweep blocks
 
 A RUN_DIR is what scripts/run_all.sh writes: one <folder>_<step>.json record per step that finished,
 failures.tsv for the ones that did not.
@@ -18,7 +22,10 @@ The generated blocks of a chapter (everything between the markers is replaced):
   <!-- ladder-chart FOLDER SERIES -->...<!-- /ladder-chart -->     the ladder's chart
   <!-- ladder-run FOLDER -->...<!-- /ladder-run -->                GPU, CUDA version and date
   <!-- ladder-summary -->...<!-- /ladder-summary -->               best step per folder vs its bar
+  <!-- ladder-sweep FOLDER LABEL -->...<!-- /ladder-sweep -->      % of ceiling, sizes x steps, of
+                                                                   the labelled run
   <!-- v STEP_ID FIELD -->...<!-- /v -->                           one number from one record
+                                                                   (LABEL:STEP_ID for a labelled run)
 FIELD: kernel_ms, total_ms, metric, pct_of_ceiling, ceiling, speedup:OTHER_STEP (kernel time of
 OTHER over this step's), extra.KEY.
 """
@@ -321,7 +328,7 @@ def report(run_dir):
 
 # ---- chapters -----------------------------------------------------------------------------------
 
-BLOCK = re.compile(r"(<!-- (ladder-table|ladder-chart|ladder-run|ladder-summary)([^>]*?) -->)(.*?)(<!-- /\2 -->)", re.S)
+BLOCK = re.compile(r"(<!-- (ladder-table|ladder-chart|ladder-run|ladder-summary|ladder-sweep)([^>]*?) -->)(.*?)(<!-- /\2 -->)", re.S)
 VALUE = re.compile(r"(<!-- v (\S+) (\S+) -->)(.*?)(<!-- /v -->)", re.S)
 
 
@@ -340,7 +347,8 @@ def field_value(by_id, step_id, field):
     if field == "ceiling":
         return f"{fmt_num(r['ceiling']['value'])} {r['ceiling']['unit']}"
     if field.startswith("speedup:"):
-        other = by_id.get(f"{r['folder']}/{field.split(':', 1)[1]}")
+        label = step_id.split(":", 1)[0] + ":" if ":" in step_id else ""
+        other = by_id.get(f"{label}{r['folder']}/{field.split(':', 1)[1]}")
         if other is None:
             raise KeyError(f"no record for {field}")
         return f"{other['kernel_ms']['median'] / r['kernel_ms']['median']:.2f}x"
@@ -349,11 +357,52 @@ def field_value(by_id, step_id, field):
     raise KeyError(f"unknown field {field}")
 
 
-def rewrite(text, groups, by_id, charts, problems, where):
+def size_text(r):
+    return " x ".join(str(v) for v in r["size"].values())
+
+
+def sweep_table(records):
+    """% of ceiling, one row per size, one column per step (median over repeats), then each size's
+    ceiling range."""
+    steps, sizes, cells, ceil = [], [], {}, {}
+    for r in sorted(records, key=lambda r: r["index"]):
+        name, size = step_name(r), size_text(r)
+        if name not in steps:
+            steps.append(name)
+        if size not in sizes:
+            sizes.append(size)
+        if r.get("verified") and is_num(r.get("pct_of_ceiling")):
+            cells.setdefault((size, name), []).append(r["pct_of_ceiling"])
+        if r.get("ceiling"):
+            ceil.setdefault(size, []).append(r["ceiling"]["value"])
+    unit = next((r["ceiling"]["unit"] for r in records if r.get("ceiling")), "")
+    lines = ["| size | " + " | ".join(steps) + " | ceiling |", "|---|" + "---:|" * (len(steps) + 1)]
+    for size in sizes:
+        row = []
+        for name in steps:
+            v = sorted(cells.get((size, name), []))
+            row.append(f"{v[len(v) // 2]:.1f}%" if v else "-")
+        c = ceil.get(size, [])
+        row.append(f"{fmt_num(min(c))}-{fmt_num(max(c))} {unit}" if c else "-")
+        lines.append(f"| {size} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def rewrite(text, groups, by_id, charts, problems, where, labelled=None):
+    labelled = labelled or {}
+
     def block(m):
         kind, args = m.group(2), m.group(3).split()
         if kind == "ladder-summary":
             return f"{m.group(1)}\n{summary(groups)}\n{m.group(5)}"
+        if kind == "ladder-sweep":
+            folder, label = (args + ["", ""])[:2]
+            records = [r for r in labelled.get(label, []) if r["folder"] == folder]
+            if not records:
+                problems.append(f"{where}: no records for the sweep {folder} {label}")
+                return m.group(0)
+            return (f"{m.group(1)}\n{sweep_table(records)}\n\nMeasured on {run_line(records)}, each "
+                    f"run against the ceiling measured in its own process.\n{m.group(5)}")
         folder = args[0] if args else ""
         series = args[1] if len(args) > 1 else "main"
         rows = groups.get((folder, series))
@@ -381,14 +430,19 @@ def rewrite(text, groups, by_id, charts, problems, where):
 
 
 def chapters(run_dirs):
-    by_id = {}
-    for d in run_dirs:
+    by_id, labelled = {}, {}
+    for arg in run_dirs:
+        label, d = arg.split("=", 1) if "=" in arg else ("", arg)
         for r in load_run(d)[0]:
-            by_id[r["step"]] = r
+            if label:
+                labelled.setdefault(label, []).append(r)
+                by_id[f"{label}:{r['step']}"] = r
+            else:
+                by_id[r["step"]] = r
     if not by_id:
         print("no records", file=sys.stderr)
         return 1
-    groups = ladders(by_id.values())
+    groups = ladders([r for k, r in by_id.items() if ":" not in k])
     charts = {}
     for (folder, series), rows in groups.items():
         img = os.path.join(ROOT, folder, "img")
@@ -404,7 +458,7 @@ def chapters(run_dirs):
         for n, line in enumerate(text.splitlines(), 1):
             if line.startswith("<!-- v "):  # CommonMark starts an HTML block there: the paragraph breaks
                 problems.append(f"{where}:{n}: a value marker starts the line; move a word in front of it")
-        new = rewrite(text, groups, by_id, charts, problems, where)
+        new = rewrite(text, groups, by_id, charts, problems, where, labelled)
         if new != text:
             with open(path, "w") as f:
                 f.write(new)

@@ -76,6 +76,19 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(len(problems), 1)
         self.assertEqual(report.rewrite(out, groups, by_id, {}, [], "test"), out)  # idempotent
 
+    def test_sweep_block_and_labelled_values(self):
+        odd = [record("transpose/06_vector_tiles", 6, 0.3, 1900, 65.0), record("transpose/07_sector_aligned", 7, 0.2, 2700, 93.0)]
+        for r in odd:
+            r["size"] = {"rows": 8191, "cols": 8193}
+        labelled = {"odd": odd}
+        by_id = {f"odd:{r['step']}": r for r in odd}
+        text = ("<!-- ladder-sweep transpose odd -->\n<!-- /ladder-sweep -->\n"
+                "x <!-- v odd:transpose/07_sector_aligned speedup:06_vector_tiles -->-<!-- /v -->")
+        out = report.rewrite(text, {}, by_id, {}, [], "test", labelled)
+        self.assertIn("| size | 06_vector_tiles | 07_sector_aligned | ceiling |", out)
+        self.assertIn("| 8191 x 8193 | 65.0% | 93.0% | 3,000-3,000 GB/s |", out)
+        self.assertIn("-->1.50x<!-- /v -->", out)
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1])
