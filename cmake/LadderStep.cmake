@@ -50,8 +50,10 @@ function(ladder_folder)
   set_property(GLOBAL APPEND PROPERTY LADDER_DECLARED_FOLDERS ${folder})
 endfunction()
 
-# add_step(<NN_name> [TEST_ARGS args...])
+# add_step(<NN_name> [TEST_ARGS args...] [SANITIZE "flags" ...])
 #
+# TEST_ARGS and SANITIZE replace the folder's for this step alone (a step with its own sizes: a
+# side ladder with other size flags, a step with a size limit).
 # Builds <folder>/<NN_name>.cu into build/bin/<folder>_<NN_name>, linked with the folder's harness
 # (<folder>/<folder>.cu, built once per folder as <folder>_harness), and registers ctests:
 #   <folder>_<NN_name>               the step at the folder's TEST_ARGS (or the step's own, for a
@@ -62,7 +64,7 @@ endfunction()
 #                                    gpu and large, one at a time (they fill much of a GPU)
 # Every step is also recorded in build/ladder_steps.txt for the GPU tests and the scripts.
 function(add_step name)
-  cmake_parse_arguments(STEP "" "" "TEST_ARGS" ${ARGN})
+  cmake_parse_arguments(STEP "" "" "TEST_ARGS;SANITIZE" ${ARGN})
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   if(NOT DEFINED LADDER_SIZE_FLAGS)
     message(FATAL_ERROR "${folder}/CMakeLists.txt: call ladder_folder(...) before add_step()")
@@ -82,7 +84,12 @@ function(add_step name)
   set(test_args ${LADDER_TEST_ARGS})
   if(STEP_TEST_ARGS)
     set(test_args ${STEP_TEST_ARGS})
+    list(JOIN STEP_TEST_ARGS " " words)
+    set_property(GLOBAL APPEND PROPERTY LADDER_FOLDER_LINES "${folder}.test_args.${name}=${words}")
   endif()
+  foreach(args IN LISTS STEP_SANITIZE)
+    set_property(GLOBAL APPEND PROPERTY LADDER_FOLDER_LINES "${folder}.sanitize.${name}=${args}")
+  endforeach()
   add_test(NAME ${target} COMMAND ${target} ${test_args} --no-ceiling --reps 3 --warmup 1)
   set_tests_properties(${target} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
   if(name STREQUAL LADDER_CEILING_TEST)

@@ -61,7 +61,21 @@ def load(path):
 
 
 def load_run(run_dir):
-    records = [load(p) for p in sorted(glob.glob(os.path.join(run_dir, "*.json")))]
+    """The run's records (a file without one, from a run that failed, is skipped: failures.tsv lists
+    those) and its failures. A scripts/shape_sweep.sh directory keeps its manifest's order."""
+    paths = sorted(glob.glob(os.path.join(run_dir, "*.json")))
+    manifest = os.path.join(run_dir, "manifest.tsv")
+    if os.path.exists(manifest):
+        with open(manifest) as f:
+            order = [line.rstrip("\n").split("\t")[-1] for line in f if line.strip()]
+        rank = {os.path.abspath(p): i for i, p in enumerate(order)}
+        paths.sort(key=lambda p: rank.get(os.path.abspath(p), len(rank)))
+    records = []
+    for p in paths:
+        try:
+            records.append(load(p))
+        except (ValueError, OSError):
+            pass
     failures = []
     path = os.path.join(run_dir, "failures.tsv")
     if os.path.exists(path):

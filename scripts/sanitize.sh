@@ -47,9 +47,12 @@ while IFS='=' read -r id exe; do
   [ -n "$id" ] || continue
   folder=${id%%/*}
   if [ ${#folders[@]} -gt 0 ] && ! printf '%s\n' "${folders[@]}" | grep -qx "$folder"; then continue; fi
+  # The step's own SANITIZE sizes where it declares them (add_step ... SANITIZE), else its folder's.
+  key="^$folder\.sanitize\.${id#*/}="
+  grep -q "$key" "$build/ladder_folders.txt" || key="^$folder\.sanitize="
   while IFS= read -r size; do
     for tool in "${tools[@]}"; do printf '%s\t%s\t%s\t%s\n' "$id" "$exe" "$tool" "$size"; done
-  done < <(grep "^$folder\.sanitize=" "$build/ladder_folders.txt" | cut -d= -f2-)
+  done < <(grep "$key" "$build/ladder_folders.txt" | cut -d= -f2-)
 done < <(sort "$build/ladder_steps.txt") >"$jobs_file"
 [ -s "$jobs_file" ] || { echo "error: no steps for: ${folders[*]:-all}" >&2; exit 2; }
 

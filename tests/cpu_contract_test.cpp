@@ -18,9 +18,11 @@ std::vector<std::string> size_flags(const std::string& id) {
   return v.empty() ? std::vector<std::string>{} : ladder_test::split_args(v.front());
 }
 
-// The folder's small test size ("--n 1000003"), to run a step quickly.
+// The step's small test size ("--n 1000003"): its own TEST_ARGS, or else its folder's.
 std::vector<std::string> small_size(const std::string& id) {
-  const auto v = ladder_test::folder_values(ladder_test::folder_of(id), "test_args");
+  const std::string folder = ladder_test::folder_of(id);
+  auto v = ladder_test::folder_values(folder, "test_args." + id.substr(id.find('/') + 1));
+  if (v.empty()) v = ladder_test::folder_values(folder, "test_args");
   return v.empty() ? std::vector<std::string>{} : ladder_test::split_args(v.front());
 }
 

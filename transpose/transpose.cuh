@@ -1,4 +1,4 @@
-// transpose: out = in^T for a float matrix (LADDERS.md; the post "CUDA编程入门", Matrix Transpose).
+// transpose: out = in^T for a float matrix (the post "CUDA编程入门", Matrix Transpose; docs/ladders.md).
 //
 // `in` is rows x cols, row-major; `out` is cols x rows, row-major: out[c][r] = in[r][c], i.e.
 // out[c * rows + r] = in[r * cols + c]. Any rows x cols works, 1 x 1, 1 x n and n x 1 included.
