@@ -8,11 +8,14 @@
 #include "common/check.h"
 #include "common/device.h"
 #include "common/step.h"
+#include "common/verify.h"
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace sgemm {
 
@@ -52,5 +55,118 @@ struct Step {
   AatLaunchFn aat = nullptr;
   bool tunable = false;
 };
+
+}  // namespace sgemm
+
+// ---- The rest of the folder's header: everything the steps and the harness share ----------------
+//
+// What every step of this folder shares: the flags (main: --m --n --k, default 4096^3, three 64 MiB
+// matrices, 4x the H100's 50 MB L2 between them; aat: --m --k, default m = 8192, k = 32, the guide's
+// w = TILE_DIM, where C = A·Aᵀ is 256 MiB and A only 1 MiB), the inputs (seeded, uniform in
+// [-1, 1), or the post's analytic A[i][j] = i + j, B[i][j] = i - j), the references (cuBLAS fp32
+// with pedantic math on the same inputs, checked itself against fp64 CPU rows and columns or the
+// closed form), the check (the magnitude bound of common/verify.h, sum|terms| = (|A|·|B|)ij), the
+// FLOPs and bytes, and the ceilings (cuBLAS GFLOP/s for the main ladder, the copy ceiling for aat).
+// The harness is sgemm/sgemm.cu.
+
+namespace sgemm {
+
+constexpr int64_t kDefaultM = 4096, kDefaultN = 4096, kDefaultK = 4096;
+constexpr int64_t kAatDefaultM = 8192, kAatDefaultK = 32;
+
+// The folder's main: flags, inputs, references, checks, timing, ceiling, report.
+int run(const Step& step, int argc, char** argv);
+
+// C = A·B with cuBLAS fp32 (pedantic math, no TF32) on g.stream, through the harness's handle: step
+// 00_cublas, the reference and the ceiling. Only valid while run() is running.
+void cublas_sgemm(const Gemm& g);
+
+// ---- The grid of output tiles ------------------------------------------------------------------
+//
+// Every GPU step gives each thread block one tile_m x tile_n tile of C. The grid is 1-D: blockIdx.x
+// counts tiles row by row (column tiles fastest, the order a 2-D grid's blockIdx.x/.y would give),
+// so no size hits gridDim.y's 65,535 limit (a 10^6 x 1 C has 125,000 tile rows of 8).
+struct TileGrid {
+  unsigned blocks;  // tiles in C: gridDim.x
+  int64_t tiles_n;  // tiles across a row of C
+};
+// Throws UsageError when C needs more than 2^31 - 1 tiles (unreachable on today's memory sizes).
+TileGrid tile_grid(int64_t m, int64_t n, int tile_m, int tile_n);
+
+#ifdef __CUDACC__
+// The first row and column of C that this block's tile covers.
+struct TileOrigin {
+  int64_t row, col;
+};
+__device__ __forceinline__ TileOrigin tile_origin(int64_t tiles_n, int tile_m, int tile_n) {
+  const int64_t t = blockIdx.x;
+  return {t / tiles_n * tile_m, t % tiles_n * tile_n};
+}
+#endif
+
+// ---- Tunable steps -------------------------------------------------------------------------------
+//
+// A tunable step names its candidate tilings; --tile NAME picks one, no --tile picks its default.
+// pick_tile() throws UsageError for a name it does not know, listing the known ones after "known:"
+// (the GPU tests read that list to run every candidate).
+struct TileCandidate {
+  const char* name;    // "64x128x8_8x4": BM x BN x BK _ TM x TN
+  LaunchFn launch;
+};
+LaunchFn pick_tile(const char* step_id, const std::string& tile, const TileCandidate* candidates,
+                   size_t count, const char* default_name);
+
+// ---- Problem size, FLOPs, bytes ------------------------------------------------------------------
+
+// 2 m n k for C = A·B; 2 m m k for C = A·Aᵀ.
+double flops(int64_t m, int64_t n, int64_t k);
+// The aat ladder's effective bandwidth: A read once (m x k) and C written once (m x m).
+double aat_min_bytes(int64_t m, int64_t k);
+
+// ---- References ----------------------------------------------------------------------------------
+
+// The host side of one problem: C = A·B (A m x k, B k x n), or C = A·Aᵀ when B is null (n == m).
+struct Operands {
+  const float* A;
+  const float* B;
+  int64_t m, n, k;
+};
+
+// fp64 reference rows and columns of C, each element with its magnitude sum_p |a_ip| |b_pj|:
+// row r of the list goes to ref[r * n + j], column c of the list to ref[c * m + i]. OpenMP.
+void reference_rows(const Operands& op, const std::vector<int64_t>& rows, double* ref, double* mag);
+void reference_cols(const Operands& op, const std::vector<int64_t>& cols, double* ref, double* mag);
+
+// The post's analytic inputs: A[i][j] = i + j and B[i][j] = i - j. Every value is an exact float
+// while it stays below 2^24, which analytic_fits() checks for the whole problem.
+bool analytic_fits(int64_t m, int64_t n, int64_t k);
+// The exact element and magnitude, from the closed forms (128-bit integers, then rounded once):
+//   C[i][j]  = sum_{p<K} (i + p)(p - j) = K(K-1)(2K-1)/6 + (i - j) K(K-1)/2 - K i j
+//   |terms|  = sum_{p<K} (i + p)|p - j| = C[i][j] - 2 F(min(j, K)),
+//              F(J) = sum_{p<J} (i + p)(p - j) = (J-1)J(2J-1)/6 + (i - j) J(J-1)/2 - J i j  (<= 0)
+// and for A·Aᵀ (A[i][p] = i + p, every term >= 0, so the magnitude is the value):
+//   C[i][j]  = sum_{p<K} (i + p)(j + p) = K i j + (i + j) K(K-1)/2 + K(K-1)(2K-1)/6
+struct Exact {
+  double value, magnitude;
+};
+Exact analytic_gemm(int64_t i, int64_t j, int64_t k);
+Exact analytic_aat(int64_t i, int64_t j, int64_t k);
+
+// The rows or columns the CPU checks: `count` distinct random indices below extent - 1 (from the
+// seed) and always the last one, extent - 1, which lies in the last (edge) tile. Sorted.
+std::vector<int64_t> sample_indices(int64_t extent, int count, uint64_t seed, uint64_t stream);
+
+// The error bounds (common/verify.h: |got - ref| <= c K eps sum|terms|, eps = 2^-24). Any fp32
+// evaluation of a K-term dot product, in any order, with or without FMA, is within
+// gamma_K sum|terms| of the exact value, gamma_K = K u / (1 - K u) (Higham, Accuracy and Stability
+// of Numerical Algorithms, 3.1). Hence:
+//  * against an exact (fp64 CPU or closed-form) reference: c = 1 / (1 - K u), plus 1% for the fp64
+//    reference's own rounding (2^29 times smaller);
+//  * against cuBLAS fp32: both sides are within gamma_K M of the exact value, so they may differ by
+//    2 gamma_K M; and M itself comes from an fp32 GEMM on |A|, |B|, all terms positive, so the
+//    computed M' >= (1 - gamma_K) M. c = 2 / ((1 - K u)(1 - gamma_K)): 2.001 at K = 4096.
+// For K u >= 1/4 (K >= 2^22) gamma_K is no longer a useful bound; c stays at its K = 2^22 value.
+ladder::ErrorBound bound_vs_exact(int64_t k);
+ladder::ErrorBound bound_vs_cublas(int64_t k);
 
 }  // namespace sgemm

@@ -1,6 +1,10 @@
 // Every registered transpose step at 1 x 1, 1 x 1000, 1000 x 1, 33 x 65, 200 x 1000 (multiples of
 // 4 but not of the tile: the float4 path with edge tiles), 1000 x 1002 (multiples of 2 only: the
 // float2 path), 1025 x 4097, 4096 x 4096 and the default 8192 x 8192, with a fresh seed each time.
+// Rows that start off a 32-byte boundary (07's skewed segments and halo): 1023 x 1024 (out rows at
+// all eight phases, in rows aligned), 1024 x 1023 (out rows aligned, no halo; every other in row
+// starts on an odd float), 2052 x 1030 (out rows at two phases), and 1025 x 4097 (both at once, and
+// a last pair that crosses the end of the matrix).
 // The step must verify itself; for sizes small enough to dump, the test also checks
 // out[c][r] == in[r][c] bit for bit from the .npy files, independently of the step's reference.
 // 00_copy is the ceiling step: its output is a copy (rows x cols), checked as out == in.
@@ -62,7 +66,8 @@ TEST_P(TransposeGpu, MatchesReference) {
 
 std::vector<Shape> shapes() {
   return {{1, 1},       {1, 1000},     {1000, 1},    {33, 65},
-          {200, 1000},  {1000, 1002},  {1025, 4097}, {4096, 4096},
+          {200, 1000},  {1000, 1002},  {1025, 4097}, {1023, 1024},
+          {1024, 1023}, {2052, 1030},  {4096, 4096},
           {transpose::kDefaultRows, transpose::kDefaultCols}};
 }
 

@@ -1,0 +1,107 @@
+// avg_matvec step 06: the averaging at full bandwidth — 16-byte loads, four in flight per lane,
+// every warp resident; then step 05's DGEMM.
+// Step 05's averaging kernel moves 8 bytes per load, at most 32 bytes per lane in flight, and
+// launches a block of 8 warps for every 8 rows, each living for one row. Here:
+//   - 16-byte loads (double2): half the load instructions for the same bytes. A row starts on a
+//     16-byte boundary only when (k*L + j) * M is even, so a row that starts 8 bytes past one takes
+//     its first element alone, and an odd element left at the end is taken alone as well;
+//   - kUnroll = 4 independent loads per lane are issued before any of them is added (predicated at
+//     the end of a row, not a remainder loop): 64 bytes per lane, 2 KiB per warp in flight;
+//   - a group of kLanes lanes per row: 32 for long rows, fewer when M is small (a 33-double row
+//     would otherwise leave most of a warp idle), the shuffles then run within each group;
+//   - exactly as many blocks as are resident at once (occupancy API x SMs), each warp streaming
+//     row after row: no block launch overhead, no tail wave.
+// Changes from step 05: the averaging kernel; the DGEMM is step 05's, included unchanged.
+// Why not fuse the mat-vec as well: it would save V's round trip (2/M of the input's bytes) and one
+// launch, but a fused kernel must re-read W per batch (step 04's problem) or be a GEMM itself,
+// while the DGEMM's 2 L^2 N flops on 8 (L^2 + 2 L N) bytes are a small job for the H100.
+// Costs: registers for 4 double2 per lane (-Xptxas -v: no spills); rows that start off a 16-byte
+// boundary (odd M) pay one scalar load.
+// Source: beyond the post. Run: build/bin/avg_matvec_06_vector_average --L 500 --M 700 --N 999
+#include "05_average_then_gemm.cu"  // matvecs_as_gemm
+
+namespace avg_matvec::vector_average {
+
+constexpr int kThreads = 256;
+constexpr int kUnroll = 4;  // double2 loads each lane has in flight
+static_assert(kThreads % 32 == 0, "whole warps: each warp's groups shuffle together");
+static_assert(kUnroll >= 1, "at least one load per lane per pass");
+static_assert(sizeof(double2) == 16 && alignof(double2) == 16, "one 16-byte load per double2");
+
+// averages[r] = the mean of input row r (M doubles at input + r * M), r < rows, by kLanes lanes.
+template <int kLanes>
+__global__ void __launch_bounds__(kThreads)
+    average_rows_vec2(const double* __restrict__ input, double* __restrict__ averages, int64_t rows,
+                      int64_t M) {
+  static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0,
+                "a power-of-two group of lanes, within one warp");
+  constexpr int kGroupsPerWarp = 32 / kLanes;
+  const int lane = threadIdx.x % kLanes;
+  const int64_t warp = (static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x) / 32;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (kThreads / 32);
+
+  // The loop runs per warp (w), so all 32 lanes reach the shuffles together; a group whose row is
+  // past the end adds nothing.
+  for (int64_t w = warp; w * kGroupsPerWarp < rows; w += warps) {
+    const int64_t r = w * kGroupsPerWarp + (threadIdx.x % 32) / kLanes;
+    double sum = 0;
+    if (r < rows) {
+      // Step 1: the row's 16-byte-aligned body, kUnroll loads per lane in flight.
+      const int64_t start = r * M;                            // the row's first element
+      const int head = static_cast<int>(start & 1);           // 1: the row starts 8 bytes off
+      const int64_t pairs = (M - head) / 2;
+      const double2* body = reinterpret_cast<const double2*>(input + start + head);
+      for (int64_t p = lane; p < pairs; p += kUnroll * kLanes) {
+        double2 x[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+          x[u] = p + u * kLanes < pairs ? body[p + u * kLanes] : make_double2(0.0, 0.0);
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) sum += x[u].x + x[u].y;
+      }
+      // Step 2: the elements outside the body: the head, and a last element left over.
+      if (lane == 0 && head) sum += input[start];
+      if (lane == kLanes - 1 && ((M - head) & 1)) sum += input[start + M - 1];
+    }
+    // Step 3: add the group's lanes (shuffles within groups of kLanes) and store the mean.
+#pragma unroll
+    for (int offset = kLanes / 2; offset > 0; offset >>= 1)
+      sum += __shfl_down_sync(0xffffffffu, sum, offset, kLanes);
+    if (r < rows && lane == 0) averages[r] = sum / static_cast<double>(M);
+  }
+}
+
+// As many blocks as fit on the device at once, or fewer when there are fewer rows.
+template <int kLanes>
+void average_rows_resident(const Args& a) {
+  static const int per_sm = [] {
+    int n = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, average_rows_vec2<kLanes>,
+                                                             kThreads, 0));
+    return n;
+  }();
+  const int64_t rows = a.N * a.L, groups_per_block = kThreads / kLanes;
+  const int64_t blocks = std::min<int64_t>((rows + groups_per_block - 1) / groups_per_block,
+                                           static_cast<int64_t>(per_sm) * a.dev->sm_count);
+  average_rows_vec2<kLanes><<<static_cast<unsigned>(blocks), kThreads, 0, a.stream>>>(
+      a.input, a.averages, rows, a.M);
+  CUDA_CHECK_LAUNCH();
+}
+
+void launch(const Args& a) {
+  // Lanes per row: enough that each lane's kUnroll loads cover the row in one pass, at most 32.
+  const int64_t per_lane = 2 * kUnroll;  // doubles one lane loads per pass
+  if (a.M > 16 * per_lane) average_rows_resident<32>(a);
+  else if (a.M > 8 * per_lane) average_rows_resident<16>(a);
+  else if (a.M > 4 * per_lane) average_rows_resident<8>(a);
+  else if (a.M > 2 * per_lane) average_rows_resident<4>(a);
+  else if (a.M > per_lane) average_rows_resident<2>(a);
+  else average_rows_resident<1>(a);
+  average_then_gemm::matvecs_as_gemm(a);
+}
+
+const Step kStep{"avg_matvec/06_vector_average", launch, Runs::on_gpu, BlockOfL::any,
+                 /*gemm=*/true};
+LADDER_STEP(kStep);
+
+}  // namespace avg_matvec::vector_average

@@ -1,0 +1,303 @@
+// sgemm's CPU side: the closed forms of the post's analytic inputs against brute-force integer sums,
+// the fp64 reference rows and columns against long-double loops and against the closed forms, the
+// error bounds against float dot products evaluated in several orders, the sampled rows and
+// columns, the tile grid, the tunable-step lookup, and the usage errors a step gives before it
+// touches a device.
+#include "common/check.h"
+#include "common/random.h"
+#include "common/verify.h"
+#include "sgemm/sgemm.cuh"
+#include "tests/step_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+// sum_{p<k} (i + p)(p - j) and sum_{p<k} (i + p)|p - j|, term by term in 64-bit integers.
+void brute_gemm(int64_t i, int64_t j, int64_t k, int64_t* value, int64_t* magnitude) {
+  int64_t v = 0, g = 0;
+  for (int64_t p = 0; p < k; ++p) {
+    v += (i + p) * (p - j);
+    g += (i + p) * std::llabs(p - j);
+  }
+  *value = v;
+  *magnitude = g;
+}
+
+TEST(SgemmAnalytic, ClosedFormMatchesTermByTermSums) {
+  for (int64_t k : {1, 2, 3, 7, 32, 33, 100, 4096})
+    for (int64_t i : {0, 1, 5, 31, 1000, 4095})
+      for (int64_t j : {int64_t(0), int64_t(1), k - 1, k, k + 5, int64_t(777), int64_t(4095)}) {
+        int64_t v = 0, g = 0;
+        brute_gemm(i, j, k, &v, &g);
+        const sgemm::Exact e = sgemm::analytic_gemm(i, j, k);
+        EXPECT_EQ(e.value, static_cast<double>(v)) << "i=" << i << " j=" << j << " k=" << k;
+        EXPECT_EQ(e.magnitude, static_cast<double>(g)) << "i=" << i << " j=" << j << " k=" << k;
+      }
+}
+
+TEST(SgemmAnalytic, PostsFormulaAtItsSize) {
+  // The post's C[i][j] = K(K-1)(2K-1)/6 + (i - j) K(K-1)/2 - K i j, at its K = 4096 corner, where the
+  // terms reach ~7e10 and cancel.
+  const int64_t K = 4096, i = 4095, j = 4095;
+  const double want = double(K) * (K - 1) * (2 * K - 1) / 6 + double(i - j) * K * (K - 1) / 2 -
+                      double(K) * i * j;
+  EXPECT_EQ(sgemm::analytic_gemm(i, j, K).value, want);
+  EXPECT_LT(sgemm::analytic_gemm(i, j, K).value, 0.0);
+}
+
+TEST(SgemmAnalytic, AatClosedFormMatchesTermByTermSums) {
+  for (int64_t k : {1, 2, 32, 33, 1000})
+    for (int64_t i : {0, 1, 999})
+      for (int64_t j : {0, 7, 999}) {
+        int64_t v = 0;
+        for (int64_t p = 0; p < k; ++p) v += (i + p) * (j + p);
+        const sgemm::Exact e = sgemm::analytic_aat(i, j, k);
+        EXPECT_EQ(e.value, static_cast<double>(v)) << i << " " << j << " " << k;
+        EXPECT_EQ(e.magnitude, e.value);  // every term is >= 0
+      }
+}
+
+TEST(SgemmAnalytic, FitsOnlyWhileEveryInputIsAnExactFloat) {
+  const int64_t e24 = int64_t(1) << 24;
+  EXPECT_TRUE(sgemm::analytic_fits(4096, 4096, 4096));
+  EXPECT_TRUE(sgemm::analytic_fits(e24 + 1, 1, 1));       // A's largest value: m - 1 = 2^24
+  EXPECT_FALSE(sgemm::analytic_fits(e24 + 2, 1, 1));
+  EXPECT_TRUE(sgemm::analytic_fits(e24 - 99, 1, 101));    // (m - 1) + (k - 1) = 2^24
+  EXPECT_FALSE(sgemm::analytic_fits(e24 - 98, 1, 101));
+  EXPECT_TRUE(sgemm::analytic_fits(1, e24 + 1, 1));       // B's smallest value: -(n - 1)
+  EXPECT_FALSE(sgemm::analytic_fits(1, e24 + 2, 1));
+  // The values themselves: 2^24 is exact, 2^24 + 1 is not.
+  EXPECT_EQ(static_cast<int64_t>(static_cast<float>(e24)), e24);
+  EXPECT_NE(static_cast<int64_t>(static_cast<float>(e24 + 1)), e24 + 1);
+}
+
+// Long-double reference of one element, for the fp64 reference's own test.
+void brute_element(const sgemm::Operands& op, int64_t i, int64_t j, long double* v, long double* g) {
+  long double s = 0, a = 0;
+  for (int64_t p = 0; p < op.k; ++p) {
+    const long double x = op.A[i * op.k + p];
+    const long double y = op.B ? op.B[p * op.n + j] : op.A[j * op.k + p];
+    s += x * y;
+    a += std::fabs(x * y);
+  }
+  *v = s;
+  *g = a;
+}
+
+void expect_reference_matches(const sgemm::Operands& op) {
+  const std::vector<int64_t> rows = {0, op.m / 2, op.m - 1}, cols = {0, op.n / 3, op.n - 1};
+  std::vector<double> rr(rows.size() * op.n), rg(rr.size()), cr(cols.size() * op.m), cg(cr.size());
+  sgemm::reference_rows(op, rows, rr.data(), rg.data());
+  sgemm::reference_cols(op, cols, cr.data(), cg.data());
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (int64_t j = 0; j < op.n; ++j) {
+      long double v, g;
+      brute_element(op, rows[r], j, &v, &g);
+      ASSERT_NEAR(rr[r * op.n + j], static_cast<double>(v), 1e-12 * static_cast<double>(g) + 1e-300);
+      ASSERT_NEAR(rg[r * op.n + j], static_cast<double>(g), 1e-12 * static_cast<double>(g) + 1e-300);
+    }
+  for (size_t c = 0; c < cols.size(); ++c)
+    for (int64_t i = 0; i < op.m; ++i) {
+      long double v, g;
+      brute_element(op, i, cols[c], &v, &g);
+      ASSERT_NEAR(cr[c * op.m + i], static_cast<double>(v), 1e-12 * static_cast<double>(g) + 1e-300);
+      ASSERT_NEAR(cg[c * op.m + i], static_cast<double>(g), 1e-12 * static_cast<double>(g) + 1e-300);
+    }
+}
+
+TEST(SgemmReference, RowsAndColumnsMatchLongDoubleLoops) {
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {37, 29, 53}, {5, 1100, 3},
+                         {130, 7, 513}}) {
+    std::vector<float> A(m * k), B(k * n);
+    ladder::fill_uniform(A.data(), m * k, 99, 1, -1.f, 1.f);
+    ladder::fill_uniform(B.data(), k * n, 99, 2, -1.f, 1.f);
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    expect_reference_matches({A.data(), B.data(), m, n, k});
+    expect_reference_matches({A.data(), nullptr, m, m, k});  // C = A·Aᵀ
+  }
+}
+
+TEST(SgemmReference, MatchesTheClosedFormOnThePostsInputs) {
+  // Integer products below 2^21 and sums below 2^53: the fp64 reference is exact here.
+  const int64_t m = 300, n = 200, k = 1000;
+  std::vector<float> A(m * k), B(k * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) A[i * k + p] = static_cast<float>(i + p);
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j) B[p * n + j] = static_cast<float>(p - j);
+  const std::vector<int64_t> rows = {0, 17, m - 1}, cols = {0, 150, n - 1};
+  std::vector<double> rr(rows.size() * n), rg(rr.size()), cr(cols.size() * m), cg(cr.size());
+  sgemm::reference_rows({A.data(), B.data(), m, n, k}, rows, rr.data(), rg.data());
+  sgemm::reference_cols({A.data(), B.data(), m, n, k}, cols, cr.data(), cg.data());
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (int64_t j = 0; j < n; ++j) {
+      const sgemm::Exact e = sgemm::analytic_gemm(rows[r], j, k);
+      ASSERT_EQ(rr[r * n + j], e.value) << rows[r] << "," << j;
+      ASSERT_EQ(rg[r * n + j], e.magnitude) << rows[r] << "," << j;
+    }
+  for (size_t c = 0; c < cols.size(); ++c)
+    for (int64_t i = 0; i < m; ++i) ASSERT_EQ(cr[c * m + i], sgemm::analytic_gemm(i, cols[c], k).value);
+  // And A·Aᵀ.
+  std::vector<double> ar(m), ag(m);
+  sgemm::reference_rows({A.data(), nullptr, m, m, k}, {42}, ar.data(), ag.data());
+  for (int64_t j = 0; j < m; ++j) ASSERT_EQ(ar[j], sgemm::analytic_aat(42, j, k).value) << j;
+}
+
+// A float dot product in four orders: sequential, sequential with FMA, pairwise, and in blocks of 8
+// (the tiled kernels' shape).
+std::vector<float> float_dots(const std::vector<float>& x, const std::vector<float>& y) {
+  const size_t k = x.size();
+  float seq = 0, fma = 0, blocked = 0;
+  for (size_t p = 0; p < k; ++p) {
+    seq += x[p] * y[p];
+    fma = std::fmaf(x[p], y[p], fma);
+  }
+  for (size_t b = 0; b < k; b += 8) {
+    float part = 0;
+    for (size_t p = b; p < std::min(k, b + 8); ++p) part = std::fmaf(x[p], y[p], part);
+    blocked += part;
+  }
+  std::vector<float> t(k);
+  for (size_t p = 0; p < k; ++p) t[p] = x[p] * y[p];
+  for (size_t w = 1; w < k; w *= 2)
+    for (size_t p = 0; p + w < k; p += 2 * w) t[p] += t[p + w];
+  return {seq, fma, blocked, k ? t[0] : 0.0f};
+}
+
+TEST(SgemmBounds, HoldForFloatDotProductsInAnyOrder) {
+  for (int64_t k : {1, 7, 33, 1000, 4096, 65536}) {
+    std::vector<float> x(k), y(k);
+    for (uint64_t trial = 0; trial < 20; ++trial) {
+      ladder::fill_uniform(x.data(), k, trial, 1, -1.f, 1.f);
+      ladder::fill_uniform(y.data(), k, trial, 2, -1.f, 1.f);
+      double exact = 0, mag = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        exact += double(x[p]) * y[p];
+        mag += std::fabs(double(x[p]) * y[p]);
+      }
+      const std::vector<float> got = float_dots(x, y);
+      const ladder::ErrorBound ex = sgemm::bound_vs_exact(k), bl = sgemm::bound_vs_cublas(k);
+      for (float g : got) {
+        EXPECT_LE(std::fabs(g - exact), ex.c * ex.terms * ex.eps * mag) << "k=" << k;
+        for (float h : got) EXPECT_LE(std::fabs(g - double(h)), bl.c * bl.terms * bl.eps * mag) << "k=" << k;
+      }
+    }
+  }
+}
+
+TEST(SgemmBounds, ConstantsFollowFromGammaK) {
+  const double u = ladder::kFloatEps;
+  EXPECT_NEAR(sgemm::bound_vs_exact(1).c, 1.01, 1e-6);
+  EXPECT_NEAR(sgemm::bound_vs_cublas(1).c, 2.0, 1e-6);
+  const double ku = 4096 * u, gamma = ku / (1 - ku);
+  EXPECT_DOUBLE_EQ(sgemm::bound_vs_cublas(4096).c, 2.0 / ((1 - ku) * (1 - gamma)));
+  EXPECT_LT(sgemm::bound_vs_cublas(4096).c, 2.001);
+  EXPECT_EQ(sgemm::bound_vs_cublas(4096).terms, 4096.0);
+  EXPECT_EQ(sgemm::bound_vs_cublas(4096).eps, u);
+  // Grows with K, and stops growing at K u = 1/4.
+  EXPECT_LT(sgemm::bound_vs_cublas(1 << 16).c, sgemm::bound_vs_cublas(1 << 20).c);
+  EXPECT_EQ(sgemm::bound_vs_cublas(int64_t(1) << 22).c, sgemm::bound_vs_cublas(int64_t(1) << 30).c);
+  EXPECT_NEAR(sgemm::bound_vs_cublas(int64_t(1) << 22).c, 4.0, 1e-12);
+}
+
+TEST(SgemmBounds, CatchAnElementOffByOnePercentOfItsMagnitude) {
+  // At K = 4096 the allowed error is 2.001 * 4096 * 2^-24 = 0.05% of sum|terms|.
+  const double ref = 3.0, mag = 1000.0;
+  const float good = static_cast<float>(ref + 0.0004 * mag), bad = static_cast<float>(ref + 0.01 * mag);
+  EXPECT_TRUE(ladder::verify_bounded(&good, &ref, &mag, 1, sgemm::bound_vs_cublas(4096), {1}).ok);
+  EXPECT_FALSE(ladder::verify_bounded(&bad, &ref, &mag, 1, sgemm::bound_vs_cublas(4096), {1}).ok);
+  const float nan = std::nanf("");
+  EXPECT_FALSE(ladder::verify_bounded(&nan, &ref, &mag, 1, sgemm::bound_vs_cublas(4096), {1}).ok);
+}
+
+TEST(SgemmSampling, RandomDistinctSortedAndAlwaysTheLast) {
+  for (int64_t extent : {int64_t(100), int64_t(4096), int64_t(1) << 40}) {
+    const auto s = sgemm::sample_indices(extent, 8, 7, 11);
+    ASSERT_EQ(s.size(), 9u);
+    EXPECT_EQ(s.back(), extent - 1);
+    EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
+    EXPECT_EQ(std::set<int64_t>(s.begin(), s.end()).size(), s.size());
+    EXPECT_GE(s.front(), 0);
+    EXPECT_EQ(s, sgemm::sample_indices(extent, 8, 7, 11));   // a function of the seed
+    EXPECT_NE(s, sgemm::sample_indices(extent, 8, 8, 11));   // fresh for another seed
+  }
+  EXPECT_EQ(sgemm::sample_indices(1, 8, 7, 11), std::vector<int64_t>{0});
+  EXPECT_EQ(sgemm::sample_indices(9, 8, 7, 11).size(), 9u);  // every index
+}
+
+TEST(SgemmGrid, CountsTilesRowByRow) {
+  sgemm::TileGrid g = sgemm::tile_grid(4096, 4096, 128, 128);
+  EXPECT_EQ(g.blocks, 1024u);
+  EXPECT_EQ(g.tiles_n, 32);
+  g = sgemm::tile_grid(1000, 777, 8, 32);  // partial tiles round up
+  EXPECT_EQ(g.blocks, 125u * 25u);
+  EXPECT_EQ(g.tiles_n, 25);
+  g = sgemm::tile_grid(10000000, 1, 8, 32);  // 1.25M tile rows: past gridDim.y, fine on x
+  EXPECT_EQ(g.blocks, 1250000u);
+  EXPECT_THROW(sgemm::tile_grid(int64_t(1) << 40, int64_t(1) << 40, 32, 32), ladder::UsageError);
+}
+
+void launch_a(const sgemm::Gemm&) {}
+void launch_b(const sgemm::Gemm&) {}
+
+TEST(SgemmTunable, PicksByNameOrDefaultAndListsTheKnownOnes) {
+  const sgemm::TileCandidate c[] = {{"a1", launch_a}, {"b2", launch_b}};
+  EXPECT_EQ(sgemm::pick_tile("sgemm/x", "", c, 2, "b2"), &launch_b);
+  EXPECT_EQ(sgemm::pick_tile("sgemm/x", "a1", c, 2, "b2"), &launch_a);
+  try {
+    sgemm::pick_tile("sgemm/x", "zz", c, 2, "b2");
+    FAIL() << "no UsageError";
+  } catch (const ladder::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("(known: a1, b2)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SgemmProblem, FlopsAndBytes) {
+  EXPECT_DOUBLE_EQ(sgemm::flops(4096, 4096, 4096), 2.0 * 4096.0 * 4096.0 * 4096.0);
+  EXPECT_DOUBLE_EQ(sgemm::aat_min_bytes(8192, 32), 4.0 * 8192 * 32 + 4.0 * 8192.0 * 8192.0);
+}
+
+// Usage errors that need no device: the step's series decides its flags, --tile needs a tunable
+// step, --init analytic needs exact inputs.
+std::vector<std::string> sgemm_steps(bool aat) {
+  std::vector<std::string> out;
+  for (const auto& id : ladder_test::steps_of("sgemm"))
+    if ((id.find("/aat_") != std::string::npos) == aat) out.push_back(id);
+  return out;
+}
+
+TEST(SgemmUsage, SeriesFlagsTileAndAnalyticLimits) {
+  for (const auto& id : sgemm_steps(true)) {
+    auto r = ladder_test::run_step(id, {"--m", "8", "--n", "8"});
+    EXPECT_EQ(r.exit_code, 2) << id << "\n" << r.output;  // C = A·Aᵀ has no n
+    r = ladder_test::run_step(id, {"--tile", "64x64x8_4x4"});
+    EXPECT_EQ(r.exit_code, 2) << id << "\n" << r.output;
+    r = ladder_test::run_step(id, {"--help"});
+    EXPECT_EQ(r.exit_code, 0) << id;
+    EXPECT_EQ(r.output.find("--n N"), std::string::npos) << r.output;
+  }
+  for (const auto& id : sgemm_steps(false)) {
+    // Steps 00-05 are not tunable (later steps may be: either way this is a usage error).
+    auto r = ladder_test::run_step(id, {"--tile", "64x64x8_4x4", "--m", "2^24", "--init", "analytic"});
+    EXPECT_EQ(r.exit_code, 2) << id << "\n" << r.output;
+    if (id < "sgemm/06") {
+      EXPECT_NE(r.output.find("is not tunable"), std::string::npos) << r.output;
+    }
+    r = ladder_test::run_step(id, {"--m", "2^24", "--k", "3", "--init", "analytic"});  // 2^24 + 1
+    EXPECT_EQ(r.exit_code, 2) << id << "\n" << r.output;
+    EXPECT_NE(r.output.find("exact float"), std::string::npos) << r.output;
+    r = ladder_test::run_step(id, {"--init", "ones"});
+    EXPECT_EQ(r.exit_code, 2) << id << "\n" << r.output;
+  }
+}
+
+}  // namespace

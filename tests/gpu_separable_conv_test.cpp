@@ -1,0 +1,153 @@
+// Every registered separable_conv step at (width, height, taps) = (1, 1, 1), (1, 100, 3),
+// (100, 1, 5), (33, 17, 7), (1021, 769, 31), (1000, 1000, 63) and (4096, 4096, 17), a fresh seed
+// each time (random image and taps), outputs poisoned by the harness before every check: the step
+// must verify itself. For the sizes small enough to dump, the test also recomputes the convolution
+// from the .npy files in long double — two passes written here, independent of the harness — and
+// checks every output pixel against the same rounding bound (2.001 K 2^-24 times the magnitude of
+// its K x K terms). The tunable steps are also run with each --tile they list in --help.
+#include "separable_conv/separable_conv.cuh"
+#include "tests/step_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+struct Shape {
+  int64_t width, height;
+  int taps;
+};
+
+constexpr int64_t kDumpLimit = 1000000;  // pixels: the long double recomputation stays ~1 s
+
+std::vector<std::string> size_args(const Shape& s) {
+  return {"--width", std::to_string(s.width), "--height", std::to_string(s.height), "--taps", std::to_string(s.taps)};
+}
+
+// out from in and the taps, in long double, with the magnitudes; checks every pixel of `out`.
+void check_from_dump(const std::string& id, const std::string& dir, const Shape& s) {
+  auto in = ladder_test::read_npy(dir + "/in.npy");
+  auto row = ladder_test::read_npy(dir + "/row_taps.npy");
+  auto col = ladder_test::read_npy(dir + "/col_taps.npy");
+  auto out = ladder_test::read_npy(dir + "/out.npy");
+  const int64_t w = s.width, h = s.height, n = w * h;
+  const int k = s.taps, r = k / 2;
+  ASSERT_EQ(in.shape, (std::vector<int64_t>{h, w}));
+  ASSERT_EQ(out.shape, (std::vector<int64_t>{h, w}));
+  ASSERT_EQ(row.count(), k);
+  ASSERT_EQ(col.count(), k);
+  const float* x = in.as<float>();
+  const float* kr = row.as<float>();
+  const float* kc = col.as<float>();
+  const float* got = out.as<float>();
+  int64_t nonzero = 0;
+  for (int64_t i = 0; i < n; ++i) nonzero += x[i] != 0.0f;
+  EXPECT_GE(nonzero, n / 2) << "inputs must not be zeros";
+  for (int i = 0; i < k; ++i) ASSERT_TRUE(std::isfinite(kr[i]) && std::isfinite(kc[i]));
+
+  std::vector<long double> t(n), t_abs(n);
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t xx = 0; xx < w; ++xx) {
+      long double sum = 0, mag = 0;
+      for (int i = 0; i < k; ++i) {
+        const int64_t xi = xx + i - r;
+        if (xi < 0 || xi >= w) continue;
+        sum += static_cast<long double>(kr[i]) * x[y * w + xi];
+        mag += std::fabs(static_cast<long double>(kr[i]) * x[y * w + xi]);
+      }
+      t[y * w + xx] = sum;
+      t_abs[y * w + xx] = mag;
+    }
+  const double unit = 2.001 * k * ladder::kFloatEps;
+  int64_t bad = 0;
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t xx = 0; xx < w; ++xx) {
+      long double want = 0, mag = 0;
+      for (int j = 0; j < k; ++j) {
+        const int64_t yj = y + j - r;
+        if (yj < 0 || yj >= h) continue;
+        want += static_cast<long double>(kc[j]) * t[yj * w + xx];
+        mag += std::fabs(static_cast<long double>(kc[j])) * t_abs[yj * w + xx];
+      }
+      const double g = got[y * w + xx];
+      const double err = std::isfinite(g) ? std::fabs(g - static_cast<double>(want)) : INFINITY;
+      if (!(err <= unit * static_cast<double>(mag))) {
+        if (++bad <= 5)
+          ADD_FAILURE() << id << " out[" << y << "][" << xx << "] = " << g << ", want " << static_cast<double>(want)
+                        << " (allowed error " << unit * static_cast<double>(mag) << ")";
+      }
+    }
+  EXPECT_EQ(bad, 0) << id << ": " << bad << " of " << n << " pixels outside the bound";
+}
+
+class SeparableConvGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
+
+TEST_P(SeparableConvGpu, MatchesReference) {
+  REQUIRE_GPU();
+  const auto& [id, s] = GetParam();
+  auto c = ladder_test::run_case(id, size_args(s), s.width * s.height <= kDumpLimit);
+  ASSERT_TRUE(ladder_test::verified_run(c.run));
+  EXPECT_EQ(ladder_test::json_number(c.run.json, "width"), static_cast<double>(s.width));
+  EXPECT_EQ(ladder_test::json_number(c.run.json, "height"), static_cast<double>(s.height));
+  EXPECT_EQ(ladder_test::json_number(c.run.json, "taps"), static_cast<double>(s.taps));
+  if (!c.dump_dir.empty()) check_from_dump(id, c.dump_dir, s);
+}
+
+std::vector<Shape> shapes() {
+  return {{1, 1, 1}, {1, 100, 3}, {100, 1, 5}, {33, 17, 7}, {1021, 769, 31}, {1000, 1000, 63}, {4096, 4096, 17}};
+}
+
+std::string shape_name(const Shape& s) {
+  return std::to_string(s.width) + "x" + std::to_string(s.height) + "_k" + std::to_string(s.taps);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllSteps, SeparableConvGpu,
+    testing::Combine(testing::ValuesIn(ladder_test::steps_of("separable_conv")), testing::ValuesIn(shapes())),
+    [](const testing::TestParamInfo<SeparableConvGpu::ParamType>& p) {
+      return ladder_test::param_name(std::get<0>(p.param), shape_name(std::get<1>(p.param)));
+    });
+
+// The --tile names a step lists in its --help ("--tile WORD ... (one of: a b c; default a)").
+std::vector<std::string> tiles_of(const std::string& id) {
+  const std::string help = ladder_test::run_step(id, {"--help"}).output;
+  const size_t flag = help.find("--tile");
+  if (flag == std::string::npos) return {};
+  const size_t from = help.find("(one of:", flag), to = help.find(';', from);
+  if (from == std::string::npos || to == std::string::npos) return {};
+  std::istringstream list(help.substr(from + 8, to - from - 8));
+  std::vector<std::string> names;
+  for (std::string t; list >> t;) names.push_back(t);
+  return names;
+}
+
+class SeparableConvTiles : public testing::TestWithParam<std::string> {};
+
+TEST_P(SeparableConvTiles, EveryTileVerifies) {
+  REQUIRE_GPU();
+  const std::string& id = GetParam();
+  const std::vector<std::string> tiles = tiles_of(id);
+  if (tiles.empty()) GTEST_SKIP() << id << " has no --tile";
+  // Both global-access paths (width % 4 == 0 or not), halos wider than a tile, K = 1 and the largest K.
+  const std::vector<Shape> sizes = {{1021, 769, 31}, {260, 70, 63}, {36, 9, 1}, {131, 5, separable_conv::kMaxTaps},
+                                    {2048, 1000, 17}};
+  for (const std::string& tile : tiles)
+    for (const Shape& s : sizes) {
+      auto args = size_args(s);
+      args.insert(args.end(), {"--tile", tile});
+      auto c = ladder_test::run_case(id, args, s.width * s.height <= 300000);
+      EXPECT_TRUE(ladder_test::verified_run(c.run)) << "--tile " << tile << " at " << shape_name(s);
+      if (!c.dump_dir.empty()) check_from_dump(id + " --tile " + tile, c.dump_dir, s);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSteps, SeparableConvTiles, testing::ValuesIn(ladder_test::steps_of("separable_conv")),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           return ladder_test::param_name(p.param, "tiles");
+                         });
+
+}  // namespace

@@ -1,0 +1,266 @@
+// Every registered sgemm step on the GPU, with fresh random inputs (a new seed per case) and C
+// poisoned before each check (the harness): the step must verify itself against cuBLAS and the fp64
+// CPU rows and columns. Where the problem is small enough to dump, the test also recomputes all of C
+// in fp64 from A.npy and B.npy, independently of the step's harness, and checks C.npy with the same
+// error bound (|got - exact| <= c K 2^-24 sum|terms|).
+//   main steps   m x n x k in (1,1,1), (7,33,65), (128,128,128), (1000,777,333), (1024,1,1024),
+//                (1,4096,512) and the default 4096^3 (which is also the (4096,4096,4096));
+//                --init analytic at (7,33,65) and (1000,777,333), checked against the post's closed
+//                form by integer sums;
+//   aat steps    all 16 pairs of m, k in {1, 33, 1000, 4096}; --init analytic at two sizes;
+//   tunable      every --tile candidate (read from the step's own "known:" list) at three awkward
+//                sizes; steps that are not tunable reject --tile (cpu_sgemm_test);
+//   ceilings     the aat ceiling path (copy ceiling, cuBLAS extras) and the main one (cuBLAS).
+#include "sgemm/sgemm.cuh"
+#include "common/verify.h"
+#include "tests/step_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+std::vector<std::string> series_steps(bool aat) {
+  std::vector<std::string> out;
+  for (const auto& id : ladder_test::steps_of("sgemm"))
+    if ((id.find("/aat_") != std::string::npos) == aat) out.push_back(id);
+  return out;
+}
+
+std::vector<std::string> size_args(const Shape& s, bool aat) {
+  if (aat) return {"--m", std::to_string(s.m), "--k", std::to_string(s.k)};
+  return {"--m", std::to_string(s.m), "--n", std::to_string(s.n), "--k", std::to_string(s.k)};
+}
+
+// Small enough to dump and to recompute on the CPU inside the test.
+bool dumpable(const Shape& s) {
+  return double(s.m) * double(s.n) * double(s.k) <= double(1 << 28) && double(s.m) * double(s.n) <= double(1 << 22);
+}
+
+// Recomputes C = A·B (or A·Aᵀ) from the dumped inputs — in fp64, or by integer sums for the post's
+// analytic inputs — and checks C.npy against it with the exact-reference bound.
+void check_dump(const std::string& dir, const Shape& s, bool aat, bool analytic) {
+  const int64_t m = s.m, n = aat ? s.m : s.n, k = s.k;
+  auto A = ladder_test::read_npy(dir + "/A.npy");
+  auto C = ladder_test::read_npy(dir + "/C.npy");
+  ASSERT_EQ(A.descr, "<f4");
+  ASSERT_EQ(C.descr, "<f4");
+  ASSERT_EQ(A.shape, (std::vector<int64_t>{m, k}));
+  ASSERT_EQ(C.shape, (std::vector<int64_t>{m, n}));
+  ladder_test::NpyArray B;
+  if (!aat) {
+    B = ladder_test::read_npy(dir + "/B.npy");
+    ASSERT_EQ(B.descr, "<f4");
+    ASSERT_EQ(B.shape, (std::vector<int64_t>{k, n}));
+  }
+  const float* a = A.as<float>();
+  const float* b = aat ? nullptr : B.as<float>();
+  auto right = [&](int64_t p, int64_t j) { return aat ? a[j * k + p] : b[p * n + j]; };
+
+  if (analytic) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p) ASSERT_EQ(a[i * k + p], float(i + p));
+  } else {
+    int64_t nonzero = 0;
+    for (int64_t i = 0; i < m * k; ++i) nonzero += a[i] != 0.0f;
+    EXPECT_GE(nonzero, m * k / 2) << "inputs must not be zeros";
+  }
+
+  std::vector<double> ref(m * n, 0.0), mag(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i) {
+    double* r = &ref[i * n];
+    double* g = &mag[i * n];
+    for (int64_t p = 0; p < k; ++p) {
+      const double x = a[i * k + p];
+      for (int64_t j = 0; j < n; ++j) {
+        const double t = x * double(right(p, j));
+        r[j] += t;
+        g[j] += std::fabs(t);
+      }
+    }
+  }
+  if (analytic) {  // integer sums of (i + p)(p - j) or (i + p)(j + p): exact in int64 at these sizes
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t v = 0, g = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          const int64_t t = (i + p) * (aat ? (j + p) : (p - j));
+          v += t;
+          g += std::llabs(t);
+        }
+        ASSERT_EQ(ref[i * n + j], double(v));  // the fp64 recomputation is exact here too
+        ref[i * n + j] = double(v);
+        mag[i * n + j] = double(g);
+      }
+  }
+  const ladder::VerifyReport v =
+      ladder::verify_bounded(C.as<float>(), ref.data(), mag.data(), m * n, sgemm::bound_vs_exact(k), {m, n});
+  EXPECT_TRUE(v.ok) << v.mismatches << " of " << v.checked << " wrong; first: "
+                    << (v.first_bad.empty() ? "" : v.first_bad.front());
+}
+
+void run_and_check(const std::string& id, const Shape& s, bool aat, std::vector<std::string> extra = {}) {
+  const bool analytic = std::find(extra.begin(), extra.end(), "analytic") != extra.end();
+  std::vector<std::string> args = size_args(s, aat);
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto c = ladder_test::run_case(id, args, dumpable(s));
+  ASSERT_TRUE(ladder_test::verified_run(c.run));
+  EXPECT_EQ(ladder_test::json_number(c.run.json, "m"), double(s.m));
+  EXPECT_EQ(ladder_test::json_number(c.run.json, "k"), double(s.k));
+  if (!aat) {
+    EXPECT_EQ(ladder_test::json_number(c.run.json, "n"), double(s.n));
+  }
+  EXPECT_NE(c.run.json.find(aat ? "\"series\":\"aat\"" : "\"series\":\"main\""), std::string::npos);
+  if (!c.dump_dir.empty()) check_dump(c.dump_dir, s, aat, analytic);
+}
+
+std::string shape_name(const Shape& s, bool aat) {
+  return aat ? "m" + std::to_string(s.m) + "_k" + std::to_string(s.k)
+             : std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+// ---- main ladder --------------------------------------------------------------------------------
+
+class SgemmGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
+
+TEST_P(SgemmGpu, MatchesReference) {
+  REQUIRE_GPU();
+  const auto& [id, s] = GetParam();
+  run_and_check(id, s, false);
+}
+
+std::vector<Shape> main_shapes() {
+  return {{1, 1, 1},       {7, 33, 65},    {128, 128, 128}, {1000, 777, 333}, {1024, 1, 1024},
+          {1, 4096, 512},  {sgemm::kDefaultM, sgemm::kDefaultN, sgemm::kDefaultK}};
+}
+
+INSTANTIATE_TEST_SUITE_P(MainSteps, SgemmGpu,
+                         testing::Combine(testing::ValuesIn(series_steps(false)), testing::ValuesIn(main_shapes())),
+                         [](const testing::TestParamInfo<SgemmGpu::ParamType>& p) {
+                           return ladder_test::param_name(std::get<0>(p.param), shape_name(std::get<1>(p.param), false));
+                         });
+
+class SgemmAnalyticGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
+
+TEST_P(SgemmAnalyticGpu, MatchesTheClosedForm) {
+  REQUIRE_GPU();
+  const auto& [id, s] = GetParam();
+  const bool aat = id.find("/aat_") != std::string::npos;
+  run_and_check(id, s, aat, {"--init", "analytic"});
+}
+
+INSTANTIATE_TEST_SUITE_P(MainSteps, SgemmAnalyticGpu,
+                         testing::Combine(testing::ValuesIn(series_steps(false)),
+                                          testing::Values(Shape{7, 33, 65}, Shape{1000, 777, 333})),
+                         [](const testing::TestParamInfo<SgemmAnalyticGpu::ParamType>& p) {
+                           return ladder_test::param_name(std::get<0>(p.param), shape_name(std::get<1>(p.param), false));
+                         });
+
+INSTANTIATE_TEST_SUITE_P(AatSteps, SgemmAnalyticGpu,
+                         testing::Combine(testing::ValuesIn(series_steps(true)),
+                                          testing::Values(Shape{33, 33, 65}, Shape{1000, 1000, 333})),
+                         [](const testing::TestParamInfo<SgemmAnalyticGpu::ParamType>& p) {
+                           return ladder_test::param_name(std::get<0>(p.param), shape_name(std::get<1>(p.param), true));
+                         });
+
+// ---- aat side ladder ----------------------------------------------------------------------------
+
+class SgemmAatGpu : public testing::TestWithParam<std::tuple<std::string, int64_t, int64_t>> {};
+
+TEST_P(SgemmAatGpu, MatchesReference) {
+  REQUIRE_GPU();
+  const auto& [id, m, k] = GetParam();
+  run_and_check(id, {m, m, k}, true);
+}
+
+std::string aat_case_name(const testing::TestParamInfo<SgemmAatGpu::ParamType>& p) {
+  const auto& [id, m, k] = p.param;
+  return ladder_test::param_name(id, shape_name(Shape{m, m, k}, true));
+}
+
+INSTANTIATE_TEST_SUITE_P(AatSteps, SgemmAatGpu,
+                         testing::Combine(testing::ValuesIn(series_steps(true)),
+                                          testing::Values(int64_t(1), int64_t(33), int64_t(1000), int64_t(4096)),
+                                          testing::Values(int64_t(1), int64_t(33), int64_t(1000), int64_t(4096))),
+                         [](const testing::TestParamInfo<SgemmAatGpu::ParamType>& p) { return aat_case_name(p); });
+
+// ---- tunable steps: every candidate ---------------------------------------------------------------
+
+// The candidates a step names when asked for one it does not know ("... (known: a, b, c)"); empty
+// for a step that is not tunable.
+std::vector<std::string> tile_candidates(const std::string& id) {
+  auto r = ladder_test::run_step(id, {"--m", "1", "--n", "1", "--k", "1", "--no-ceiling", "--reps", "1",
+                                      "--warmup", "0", "--tile", "no-such-tile"});
+  if (r.output.find("is not tunable") != std::string::npos) return {};
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  const size_t open = r.output.find("(known: ");
+  const size_t close = open == std::string::npos ? open : r.output.find(')', open);
+  if (close == std::string::npos) {
+    ADD_FAILURE() << id << " is tunable but does not list its candidates after \"known:\"\n" << r.output;
+    return {};
+  }
+  std::vector<std::string> names;
+  std::string list = r.output.substr(open + 8, close - open - 8);
+  for (size_t at = 0; at <= list.size();) {
+    size_t comma = list.find(", ", at);
+    if (comma == std::string::npos) comma = list.size();
+    names.push_back(list.substr(at, comma - at));
+    at = comma + 2;
+  }
+  return names;
+}
+
+class SgemmTileGpu : public testing::TestWithParam<std::string> {};
+
+TEST_P(SgemmTileGpu, EveryCandidateMatchesReference) {
+  REQUIRE_GPU();
+  const std::string& id = GetParam();
+  const std::vector<std::string> tiles = tile_candidates(id);
+  if (tiles.empty()) GTEST_SKIP() << id << " is not tunable";
+  for (const std::string& tile : tiles)
+    for (const Shape& s : {Shape{67, 45, 33}, Shape{131, 133, 135}, Shape{1000, 777, 333}}) {
+      SCOPED_TRACE(tile + " at " + shape_name(s, false));
+      run_and_check(id, s, false, {"--tile", tile});
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(MainSteps, SgemmTileGpu, testing::ValuesIn(series_steps(false)),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           return ladder_test::param_name(p.param, "tiles");
+                         });
+
+// ---- the ceiling paths --------------------------------------------------------------------------
+
+TEST(SgemmCeilingGpu, AatReportsTheCopyCeilingAndCublasBesideIt) {
+  REQUIRE_GPU();
+  for (const auto& id : series_steps(true)) {
+    auto r = ladder_test::run_step(id, {"--m", "1000", "--k", "33", "--json", "--reps", "2", "--warmup", "1"});
+    ASSERT_TRUE(ladder_test::verified_run(r));
+    EXPECT_TRUE(ladder_test::json_has(r.json, "ceiling")) << r.json;
+    EXPECT_GT(ladder_test::json_number(r.json, "cublas_gbps"), 0.0) << r.json;
+    EXPECT_GT(ladder_test::json_number(r.json, "pct_of_ceiling"), 0.0) << r.json;
+  }
+}
+
+TEST(SgemmCeilingGpu, CublasStepRunsAtItsOwnCeiling) {
+  REQUIRE_GPU();
+  auto r = ladder_test::run_step("sgemm/00_cublas", {"--m", "2048", "--n", "2048", "--k", "2048", "--json",
+                                                     "--reps", "5", "--warmup", "2"});
+  ASSERT_TRUE(ladder_test::verified_run(r));
+  EXPECT_NE(r.json.find("cuBLAS SGEMM fp32"), std::string::npos) << r.json;
+  const double pct = ladder_test::json_number(r.json, "pct_of_ceiling");
+  EXPECT_GT(pct, 80.0) << r.json;   // the same call timed twice in one process
+  EXPECT_LT(pct, 125.0) << r.json;
+}
+
+}  // namespace
