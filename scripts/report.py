@@ -265,8 +265,8 @@ def chart(folder, series, rows, out_dir):
     hi = max(kernel + [t for t in total if t])
     ax.set_xlim(lo / 2, hi * 8)
     n_refs = sum(refs)
-    if 0 < n_refs < len(rows):  # the reference steps sit at the bottom (index 0), apart
-        ax.axhline(n_refs - 0.5, color="#666", linestyle="--", linewidth=0.8)
+    if 0 < n_refs < len(rows):  # the reference steps (index 0) sit at the top, apart from the ladder
+        ax.axhline(len(rows) - n_refs - 0.5, color="#666", linestyle="--", linewidth=0.8)
     for y, k, p, t in zip(ys, kernel, pcts, total):
         label = pct_label(p)
         x = max(k, t or 0)

@@ -104,12 +104,18 @@ void reference_rows(const Operands& op, const std::vector<int64_t>& rows, double
   const int64_t n = op.n, k = op.k, count = static_cast<int64_t>(rows.size());
   if (!op.B) {
     // A·Aᵀ: C[i][j] = A_i · A_j, both rows contiguous; row i of C is column i (C is symmetric), but
-    // it is computed here on its own, from row i of A against every row of A.
+    // it is computed here on its own, from row i of A against every row of A. One parallel region
+    // for all the rows: a region per row (m of them for a whole C) costs more than the dot products
+    // when k is small and the machine is busy.
+    std::vector<double> y(static_cast<size_t>(count * k));
     for (int64_t r = 0; r < count; ++r) {
-      const std::vector<double> y = right_column(op, rows[r]);
-#pragma omp parallel for schedule(static)
-      for (int64_t j = 0; j < n; ++j) dot_row(op.A + j * k, y.data(), k, &ref[r * n + j], &mag[r * n + j]);
+      const std::vector<double> row = right_column(op, rows[r]);
+      std::copy(row.begin(), row.end(), y.begin() + r * k);
     }
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t r = 0; r < count; ++r)
+      for (int64_t j = 0; j < n; ++j)
+        dot_row(op.A + j * k, y.data() + r * k, k, &ref[r * n + j], &mag[r * n + j]);
     return;
   }
   // C = A·B: row i of C is sum_p A[i][p] B[p][:], accumulated over column chunks so that B is read
