@@ -5,6 +5,10 @@
 // all eight phases, in rows aligned), 1024 x 1023 (out rows aligned, no halo; every other in row
 // starts on an odd float), 2052 x 1030 (out rows at two phases), and 1025 x 4097 (both at once, and
 // a last pair that crosses the end of the matrix).
+// A step with run-time variants (07's --variant, listed in its --help) also runs every variant at
+// shapes that reach each of its paths: 67 x 131 (halo, all eight out-row phases, odd in rows, edge
+// tiles only), 136 x 67 (no halo, odd in rows), 1023 x 1024, 2052 x 1030 and 1025 x 4097 (interior
+// tiles, strips that end early, a last vector that crosses the end of the matrix).
 // The step must verify itself; for sizes small enough to dump, the test also checks
 // out[c][r] == in[r][c] bit for bit from the .npy files, independently of the step's reference.
 // 00_copy is the ceiling step: its output is a copy (rows x cols), checked as out == in.
@@ -15,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -28,14 +33,13 @@ bool is_copy_step(const std::string& id) { return id == "transpose/00_copy"; }
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-class TransposeGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
-
-TEST_P(TransposeGpu, MatchesReference) {
-  REQUIRE_GPU();
-  const auto& [id, shape] = GetParam();
-  const auto [rows, cols] = shape;
-  auto c = ladder_test::run_case(id, {"--rows", std::to_string(rows), "--cols", std::to_string(cols)},
-                                 rows * cols <= kDumpLimit);
+// Runs `id` at rows x cols (plus `extra` flags) and checks it: a verified run of that size, and for
+// sizes small enough to dump, the output from the .npy files.
+void check_case(const std::string& id, int64_t rows, int64_t cols,
+                const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"--rows", std::to_string(rows), "--cols", std::to_string(cols)};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto c = ladder_test::run_case(id, args, rows * cols <= kDumpLimit);
   ASSERT_TRUE(ladder_test::verified_run(c.run));
   EXPECT_EQ(ladder_test::json_number(c.run.json, "rows"), static_cast<double>(rows));
   EXPECT_EQ(ladder_test::json_number(c.run.json, "cols"), static_cast<double>(cols));
@@ -64,6 +68,14 @@ TEST_P(TransposeGpu, MatchesReference) {
           << row << "][" << col << "] = " << a[row * cols + col];
 }
 
+class TransposeGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
+
+TEST_P(TransposeGpu, MatchesReference) {
+  REQUIRE_GPU();
+  const auto& [id, shape] = GetParam();
+  check_case(id, shape.first, shape.second);
+}
+
 std::vector<Shape> shapes() {
   return {{1, 1},       {1, 1000},     {1000, 1},    {33, 65},
           {200, 1000},  {1000, 1002},  {1025, 4097}, {1023, 1024},
@@ -79,5 +91,38 @@ INSTANTIATE_TEST_SUITE_P(
       return ladder_test::param_name(std::get<0>(p.param),
                                      std::to_string(s.first) + "x" + std::to_string(s.second));
     });
+
+// The --variant names a step lists in its --help ("--variant WORD ... (one of: a b c; default a)").
+std::vector<std::string> variants_of(const std::string& id) {
+  const std::string help = ladder_test::run_step(id, {"--help"}).output;
+  const size_t flag = help.find("--variant");
+  if (flag == std::string::npos) return {};
+  const size_t from = help.find("(one of:", flag), to = help.find(';', from);
+  if (from == std::string::npos || to == std::string::npos) return {};
+  std::istringstream list(help.substr(from + 8, to - from - 8));
+  std::vector<std::string> names;
+  for (std::string v; list >> v;) names.push_back(v);
+  return names;
+}
+
+class TransposeVariants : public testing::TestWithParam<std::string> {};
+
+TEST_P(TransposeVariants, EveryVariantVerifies) {
+  REQUIRE_GPU();
+  const std::string& id = GetParam();
+  const std::vector<std::string> variants = variants_of(id);
+  if (variants.empty()) GTEST_SKIP() << id << " has no --variant";
+  const std::vector<Shape> sizes = {{67, 131}, {136, 67}, {1023, 1024}, {2052, 1030}, {1025, 4097}};
+  for (const std::string& v : variants)
+    for (const Shape& s : sizes) {
+      SCOPED_TRACE("--variant " + v + " at " + std::to_string(s.first) + " x " + std::to_string(s.second));
+      check_case(id, s.first, s.second, {"--variant", v});
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSteps, TransposeVariants, testing::ValuesIn(ladder_test::steps_of("transpose")),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           return ladder_test::param_name(p.param, "variants");
+                         });
 
 }  // namespace

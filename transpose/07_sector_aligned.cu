@@ -8,70 +8,84 @@
 // read from DRAM first (read-modify-write): DRAM reads that a transpose does not need (README:
 // the counters).
 // This step aligns the tile to the memory instead of to the matrix:
-//  - out side: block (k, j) owns, in each of its 64 rows c of `out`, the 64 floats that start at the
-//    sector boundary at or before r = 64k: r in [64k - ph(c), 64k + 64 - ph(c)), ph(c) < 8 being out
-//    row c's offset from a boundary. One warp writes such a segment with one float2 store: 8 whole
-//    sectors, none shared with another block.
-//  - in side: the tile holds 8 more rows of `in` above it (a halo: the rows an early-starting segment
-//    needs; the block above reads them too, so they come from L2). A row of `in` is read as 8-byte
-//    pairs aligned to the address: a row that starts on an odd float is read from one float earlier,
-//    and lane 0 fetches the row's 64th float alone.
+//  - out side: block (k, j) owns, in each of its tile's out rows c, the kR floats that start at the
+//    sector boundary at or before r = kR k: r in [kR k - ph(c), kR k + kR - ph(c)), ph(c) < 8 being
+//    out row c's offset from a boundary. One warp writes such a segment with one vector store (float2
+//    for kR = 64, float4 for 128): whole sectors, none shared with another block.
+//  - in side: the tile holds 8 more rows of `in` above it (a halo: the rows an early-starting
+//    segment needs). A row of `in` is read in vectors aligned to the address: a row that starts a
+//    floats past a vector boundary is read from a floats earlier, and the a floats past the last
+//    vector come from one more load per warp and tile, a few lanes fetching them for all its rows.
+//  - a block walks down a strip of tiles (k, k + 1, ... of one tile column): the halo of a tile is
+//    the last 8 rows of the tile above, which the block still holds in registers. Only the strip's
+//    first tile reads its halo from memory.
 //  - one row per warp per access on each side, and a warp's rows 8 apart: its skew is the same for
-//    all 32 lanes and all its rows, and 06's de-interleaved tile keeps every shared access free of
-//    bank conflicts.
-//  - loads keep L2's default policy (__ldg, not 06's evict-first __ldcs): the halo and the shared
-//    edge sectors are read twice, and should still be in L2 the second time.
-// Tiles inside the matrix move whole pairs with no bounds checks; at the edges the same code checks
-// each pair and moves a pair that crosses the edge one float at a time.
+//    all 32 lanes, all its rows and all tiles of its strip, and a tile de-interleaved like 06's keeps
+//    every shared access free of bank conflicts.
+// Tiles inside the matrix move whole vectors with no bounds checks; at the edges the same code
+// checks each vector and moves one that crosses the edge one float at a time.
 // Changes from step 06: the out segments skewed to sector boundaries, the 8-row halo (only when rows
-// are not a multiple of 8), float2 with one row per warp instead of float4 with two, per-pair bounds
-// at the edges.
-// Costs: up to 1/8 more rows of `in` (the halo) and one more sector per row piece of `in` whose row
-// does not start on a sector boundary, read from L2, not DRAM; twice the global load/store instructions of 06's
-// float4 path; 40 registers and 18.7 KB of shared memory per block: 6 blocks of 256 threads per SM.
+// are not a multiple of 8) carried down a strip of tiles, row pieces of `in` read from the vector
+// boundary before them, per-vector bounds at the edges.
+// Costs: one more load per warp and tile; the halo of each strip's first tile and, where a row of
+// `in` does not start on a sector boundary, one more sector per row piece, both read from L2, not
+// DRAM; 72 x 65 floats of shared memory (18.7 KB) and at most 40 registers: 6 blocks of 256 threads
+// per SM (the default 64 x 64 tile).
+// Tuning: --variant NAME picks a tile and a strip length at run time (kVariants below: tile rows x
+// columns, _sN = N tiles per block, _cs = evict-first loads); the default is the first.
 // Source: beyond the posts; the tiled transpose of "CUDA编程入门" (使用SharedMemory优化矩阵转置).
-// Run: build/bin/transpose_07_sector_aligned --rows 8191 --cols 8193
+// Run: build/bin/transpose_07_sector_aligned --rows 8191 --cols 8193 [--variant 64x64_s4]
 #include "transpose/transpose.cuh"
 
 #include <cstdint>
 
 namespace transpose::sector_aligned {
 
-constexpr int kVec = 2;              // floats per access: a warp's access is one 256-byte row piece
-constexpr int kTile = 32 * kVec;     // 64: tile side, one row piece per warp and access
-constexpr int kWarps = 8;            // 32 x 8 = 256 threads
-constexpr int kMinBlocksPerSm = 6;   // 40 registers, as 06's float4 kernel: 6 blocks per SM (the
-                                     // halo kernel would take 43 unbounded: 5 blocks per SM)
-constexpr int kSector = 8;           // floats per 32-byte sector
-constexpr int kHalo = kSector;       // in rows above the tile: a segment starts up to 7 rows early
-static_assert(kTile % kSector == 0, "an out segment is a whole number of sectors");
+constexpr int kWarps = 8;       // 32 x 8 = 256 threads
+constexpr int kSector = 8;      // floats per 32-byte sector
+constexpr int kHalo = kSector;  // in rows above the tile: a segment starts up to 7 rows early
 static_assert(kHalo >= kSector - 1, "the halo holds the rows of the earliest-starting segment");
-static_assert(kTile % kWarps == 0 && kHalo % kWarps == 0, "every warp moves the same number of rows");
-static_assert(kSector % kVec == 0, "a sector-aligned segment starts pair-aligned");
 static_assert(kWarps % kSector == 0,
               "rows kWarps apart start at the same offset in a sector: one skew per warp");
 
-// Elements idx and idx + 1 of `in` as one 8-byte load when one is wanted and both lie in the matrix
-// (an unwanted one belongs to a neighbouring row or tile and is dropped), else the wanted ones alone.
-__device__ __forceinline__ float2 load_pair(const float* in, int64_t idx, int64_t n, bool want0,
-                                           bool want1) {
-  if ((want0 || want1) && idx >= 0 && idx + 1 < n)
-    return __ldg(reinterpret_cast<const float2*>(in + idx));
-  float2 v = make_float2(0.f, 0.f);
-  if (want0) v.x = __ldg(in + idx);
-  if (want1) v.y = __ldg(in + idx + 1);
-  return v;
+// Blocks per SM that __launch_bounds__ asks for: 6 blocks of the 64 x 64 tile, 40 registers a
+// thread (unbounded, the compiler keeps every address of the tile loop in a register: 106); the
+// larger tiles hold twice the floats per thread: 4 blocks, 64 registers.
+template <int kR, int kC>
+constexpr int kMinBlocksPerSm = kR * kC <= 64 * 64 ? 6 : 4;
+
+// kVec floats as one access (float2 or float4), loads with L2's default policy (__ldg) or
+// evict-first (__ldcs, kStream), stores evict-first: every byte of `out` is written once.
+template <int kVec>
+struct VecOf;
+template <>
+struct VecOf<2> {
+  using type = float2;
+};
+template <>
+struct VecOf<4> {
+  using type = float4;
+};
+
+template <bool kStream>
+__device__ __forceinline__ float load_one(const float* p) { return kStream ? __ldcs(p) : __ldg(p); }
+
+template <int kVec, bool kStream>
+__device__ __forceinline__ void load_vec(const float* p, float (&e)[kVec]) {
+  using V = typename VecOf<kVec>::type;
+  const V v = kStream ? __ldcs(reinterpret_cast<const V*>(p)) : __ldg(reinterpret_cast<const V*>(p));
+  e[0] = v.x;
+  e[1] = v.y;
+  if constexpr (kVec == 4) {
+    e[2] = v.z;
+    e[3] = v.w;
+  }
 }
 
-// Elements idx and idx + 1 of `out` as one 8-byte store when this block owns both, else the owned
-// one alone (at the matrix edge). Streaming hint: every byte is written once.
-__device__ __forceinline__ void store_pair(float* out, int64_t idx, float2 v, bool own0, bool own1) {
-  if (own0 && own1) {
-    __stcs(reinterpret_cast<float2*>(out + idx), v);
-  } else {
-    if (own0) __stcs(out + idx, v.x);
-    if (own1) __stcs(out + idx + 1, v.y);
-  }
+template <int kVec>
+__device__ __forceinline__ void store_vec(float* p, const float (&e)[kVec]) {
+  if constexpr (kVec == 4) __stcs(reinterpret_cast<float4*>(p), make_float4(e[0], e[1], e[2], e[3]));
+  else __stcs(reinterpret_cast<float2*>(p), make_float2(e[0], e[1]));
 }
 
 // How many floats element idx of p lies past a boundary of kFloats floats (by address, not index).
@@ -80,110 +94,231 @@ __device__ __forceinline__ int floats_past(const float* p, int64_t idx) {
   return static_cast<int>((reinterpret_cast<uintptr_t>(p) / sizeof(float) + idx) & (kFloats - 1));
 }
 
-// Where tile row or column i (>= 0) lives among kCount: even indices in the first half, odd ones in
-// the second, so the 32 lanes of a warp, which touch every other row (or column), touch 32
-// consecutive slots.
-template <int kCount>
-__device__ __forceinline__ int slot(int i) { return (i & 1) * (kCount / 2) + (i >> 1); }
+// Where tile row or column i of kCount lives: i mod kVec picks a block of kCount / kVec slots,
+// i / kVec the slot in it. A warp's vector access touches every kVec-th row (or column), so its 32
+// lanes touch 32 consecutive slots. Masks and shifts, not % and /: rows 8 apart are then a constant
+// number of slots apart, and the compiler addresses a warp's rows from one register.
+template <int kCount, int kVec>
+__device__ __forceinline__ int slot(int i) {
+  static_assert(kVec == 2 || kVec == 4, "float2 or float4");
+  return (i & (kVec - 1)) * (kCount / kVec) + (i >> (kVec / 2));
+}
 
-// One tile, into `tile` and out again. kChecked = false: a tile inside the matrix, every pair whole
-// and no bounds to check; true: a tile at an edge of the matrix (or of the allocation).
-template <bool kSkewRows, bool kChecked>
-__device__ __forceinline__ void move_tile(const float* __restrict__ in, float* __restrict__ out,
-                                          int64_t rows, int64_t cols, int64_t r0, int64_t c0,
-                                          float (*tile)[kTile + 1]) {
-  constexpr int kHaloRows = kSkewRows ? kHalo : 0;  // every out row starts on a boundary: no halo
-  constexpr int kInRows = kTile + kHaloRows;         // rows of `in` in the tile: 72 or 64
-  constexpr int kInPasses = kInRows / kWarps, kOutPasses = kTile / kWarps;
+// One configuration of the kernel: a tile of kR rows by kC columns of `in` (the kR x kC floats a
+// block moves per tile), with the 8-row halo above it when out rows can start off a sector
+// (kSkewRows).
+template <int kR, int kC, bool kSkewRows>
+struct Geometry {
+  static constexpr int kVecOut = kR / 32;  // floats per store: a warp's store is one whole segment
+  static constexpr int kVecIn = kC / 32;   // floats per load: a warp's load is one row piece
+  static constexpr int kHaloRows = kSkewRows ? kHalo : 0;
+  static constexpr int kInRows = kR + kHaloRows;       // rows of `in` in the tile
+  static constexpr int kInPasses = kInRows / kWarps;   // loads per thread and tile
+  static constexpr int kOutPasses = kC / kWarps;       // stores per thread and tile
+  static constexpr int kFixPerRow = kVecIn - 1;        // floats past a row's last vector, at most
+  static_assert((kVecOut == 2 || kVecOut == 4) && (kVecIn == 2 || kVecIn == 4),
+                "one float2 or float4 per lane and access: 64- or 128-float row pieces");
+  static_assert(kR % kSector == 0, "an out segment is a whole number of sectors");
+  static_assert(kInRows % kWarps == 0 && kC % kWarps == 0, "every warp moves the same number of rows");
+  static_assert(kInRows % kVecOut == 0, "whole slot blocks on the row axis");
+  static_assert(kSector % kVecIn == 0, "rows a whole number of sectors apart share a vector skew");
+  static_assert(kInPasses * kFixPerRow <= 32, "one fix-up load per warp covers all its rows");
+};
+
+// What a thread needs to know about its rows, the same for every tile of its block's strip.
+//  - in side: the warp's rows start a floats past a vector boundary and are read from there, so
+//    lane q's vector holds columns kVecIn q - a + j (j < kVecIn). Column slot col_slot[j] is where
+//    element j goes; for lane 0 and j < a (a column of the tile to the left) it is the slot of
+//    column kC - a + j, which the fix-up fills afterwards: lane q < kInPasses * kFixPerRow loads
+//    column fix_col = kC - a + q % kFixPerRow of the warp's row pass fix_pass = q / kFixPerRow,
+//    if that column is in the tile (fix_col < kC, i.e. q % kFixPerRow < a).
+//  - out side: the warp's out rows start ph floats past a sector boundary (0 without the halo);
+//    lane q writes floats kVecOut q + j of each segment, from slot row out_slot[j].
+template <int kR, int kC, bool kSkewRows>
+struct Lanes {
+  using G = Geometry<kR, kC, kSkewRows>;
+  int a, ph, col_slot[G::kVecIn], fix_pass, fix_col, out_slot[G::kVecOut];
+
+  __device__ __forceinline__ Lanes(int a_, int ph_) : a(a_), ph(ph_) {
+    const int lane = threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < G::kVecIn; ++j) {
+      const int d = j - a;  // > -kVecIn: the lane before's vector (lane 31's, for lane 0) at worst
+      col_slot[j] = (d & (G::kVecIn - 1)) * 32 + ((lane + (d >> (G::kVecIn / 2))) & 31);
+    }
+    fix_pass = lane / G::kFixPerRow;
+    fix_col = kC - a + lane % G::kFixPerRow;
+#pragma unroll
+    for (int j = 0; j < G::kVecOut; ++j)
+      out_slot[j] = slot<G::kInRows, G::kVecOut>(G::kHaloRows - ph + G::kVecOut * lane + j);
+  }
+  __device__ __forceinline__ bool fixes() const { return fix_pass < G::kInPasses && fix_col < kC; }
+};
+
+// The rows and columns of one tile that exist, relative to its first row r0 and column c0:
+// row_lo <= rr < row_hi (halo rows negative), cc < col_hi; all of them inside the matrix.
+struct Extent {
+  int row_lo, row_hi, col_hi;
+  __device__ __forceinline__ bool row(int rr) const { return rr >= row_lo && rr < row_hi; }
+  __device__ __forceinline__ bool col(int cc) const { return cc >= 0 && cc < col_hi; }
+};
+
+// The loads of one tile into v (rows w, w + 8, ... of the tile, halo first) and fix, all issued
+// before any use. kChecked: a tile at an edge of the matrix (or of the allocation): a vector that
+// holds a wanted column and lies in the allocation moves whole, else its wanted floats one by one.
+// skip_first: pass 0 (the halo) is already in v[0], carried from the tile above.
+template <int kR, int kC, bool kSkewRows, bool kStream, bool kChecked>
+__device__ __forceinline__ void load_tile(const float* __restrict__ in, int64_t rows, int64_t cols,
+                                          int64_t r0, int64_t c0, const Lanes<kR, kC, kSkewRows>& l,
+                                          const Extent& e, bool skip_first,
+                                          float (&v)[Geometry<kR, kC, kSkewRows>::kInPasses][kC / 32],
+                                          float& fix) {
+  using G = Geometry<kR, kC, kSkewRows>;
+  constexpr int kVec = G::kVecIn;
   const int lane = threadIdx.x, w = threadIdx.y;
-  const int64_t n = rows * cols;
-  // The rows and columns of this tile that exist, relative to r0 and c0 (rows from -kHaloRows):
-  // r0 + rr exists iff row_lo <= rr < row_hi, c0 + cc iff cc < col_hi. Clamped to the tile.
-  const int row_lo = static_cast<int>(r0 < kHaloRows ? -r0 : -kHaloRows);
-  const int row_hi = static_cast<int>(rows - r0 < kTile ? rows - r0 : kTile);
-  const int col_hi = static_cast<int>(cols - c0 < kTile ? cols - c0 : kTile);
-
-  // Step 1: warp w reads rows w, w + 8, ... of the tile, all loads before any use. Its first row
-  // starts a = 0 or 1 floats past a pair boundary, and so do the others (8 x cols floats further
-  // on is an even number). With a = 1 the row is read from one float early: lane q holds columns
-  // 2q - a and 2q - a + 1, and lane 0, whose column -1 is not the tile's, fetches column 63 into it.
-  const int64_t in_first = (r0 - kHaloRows + w) * cols + c0;  // element (first row, c0)
-  const int a = floats_past<kVec>(in, in_first);
-  const int cc = kVec * lane - a;            // this lane's first column
-  const int cx = cc >= 0 ? cc : kTile - 1;   // the column its x holds
-  float2 v[kInPasses];
+  const int64_t first = (r0 - G::kHaloRows + w) * cols + c0;  // element (this warp's first row, c0)
+  const int cq = kVec * lane - l.a;                            // this lane's first column
 #pragma unroll
-  for (int p = 0; p < kInPasses; ++p) {
-    const int rr = w + p * kWarps - kHaloRows;
-    const int64_t idx = in_first + p * kWarps * cols + cc;
-    v[p] = make_float2(0.f, 0.f);
+  for (int p = 0; p < G::kInPasses; ++p) {
+    if (p == 0 && skip_first) continue;
+    const int64_t idx = first + p * kWarps * cols + cq;
     if (!kChecked) {
-      v[p] = __ldg(reinterpret_cast<const float2*>(in + idx));
-      if (cx != cc) v[p].x = __ldg(in + idx - cc + cx);
-    } else if (rr >= row_lo && rr < row_hi) {
-      v[p] = load_pair(in, idx, n, cc >= 0 && cc < col_hi, cc + 1 < col_hi);
-      if (cx != cc && cx < col_hi) v[p].x = __ldg(in + idx - cc + cx);
+      load_vec<kVec, kStream>(in + idx, v[p]);
+    } else if (e.row(w + p * kWarps - G::kHaloRows)) {
+      bool any = false;
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) any = any || e.col(cq + j);
+      if (any && idx >= 0 && idx + kVec <= rows * cols) {
+        load_vec<kVec, kStream>(in + idx, v[p]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) v[p][j] = e.col(cq + j) ? load_one<kStream>(in + idx + j) : 0.f;
+      }
     }
   }
+  if (l.fixes() &&
+      (!kChecked || (e.row(w + l.fix_pass * kWarps - G::kHaloRows) && e.col(l.fix_col))))
+    fix = load_one<kStream>(in + first + l.fix_pass * kWarps * cols + l.fix_col);
+}
 
-  // Step 2: into the tile; a warp's stores go to one slot row, 32 consecutive column slots.
+// v and fix into the tile: a warp's stores go to one slot row, 32 consecutive column slots. Inside
+// the matrix every lane stores every element, lane 0's first a ones into the slots of the last a
+// columns; after __syncwarp the fix-up lanes store the right floats there.
+template <int kR, int kC, bool kSkewRows, bool kChecked>
+__device__ __forceinline__ void fill_tile(float (*tile)[kC + 1], const Lanes<kR, kC, kSkewRows>& l,
+                                          const Extent& e,
+                                          const float (&v)[Geometry<kR, kC, kSkewRows>::kInPasses][kC / 32],
+                                          float fix) {
+  using G = Geometry<kR, kC, kSkewRows>;
+  constexpr int kVec = G::kVecIn;
+  const int lane = threadIdx.x, w = threadIdx.y;
+  const int cq = kVec * lane - l.a;
 #pragma unroll
-  for (int p = 0; p < kInPasses; ++p) {
-    const int rr = w + p * kWarps - kHaloRows;
-    if (kChecked && (rr < row_lo || rr >= row_hi)) continue;
-    float* row = tile[slot<kInRows>(w + p * kWarps)];
-    if (!kChecked || cx < col_hi) row[slot<kTile>(cx)] = v[p].x;
-    if (!kChecked || cc + 1 < col_hi) row[slot<kTile>(cc + 1)] = v[p].y;
+  for (int p = 0; p < G::kInPasses; ++p) {
+    if (kChecked && !e.row(w + p * kWarps - G::kHaloRows)) continue;
+    float* row = tile[slot<G::kInRows, G::kVecOut>(w + p * kWarps)];
+#pragma unroll
+    for (int j = 0; j < kVec; ++j)
+      if (!kChecked || e.col(cq + j)) row[l.col_slot[j]] = v[p][j];
   }
-  __syncthreads();
+  __syncwarp();
+  if (l.fixes() &&
+      (!kChecked || (e.row(w + l.fix_pass * kWarps - G::kHaloRows) && e.col(l.fix_col))))
+    tile[slot<G::kInRows, G::kVecOut>(w + l.fix_pass * kWarps)][slot<kC, kVec>(l.fix_col)] = fix;
+}
 
-  // Step 3: warp w writes rows c0 + w, c0 + w + 8, ... of `out`. Row c's segment starts ph rows
-  // before r0, on a sector boundary, and ph is the same for all of the warp's rows (8 x rows
-  // floats further on is a whole number of sectors). Lane q writes floats 2q and 2q + 1 of each
-  // segment, rows r0 - ph + 2q (+1), tile rows kHaloRows - ph + 2q (+1): the warp reads one slot
-  // column and 32 consecutive slot rows.
-  const int64_t out_first = (c0 + w) * rows + r0;  // element (c0 + w, r0) of `out`
-  const int ph = kSkewRows ? floats_past<kSector>(out, out_first) : 0;
-  const int rr = kVec * lane - ph;               // this lane's first row, relative to r0
-  const int s0 = slot<kInRows>(rr + kHaloRows), s1 = slot<kInRows>(rr + kHaloRows + 1);
-  const bool own0 = !kChecked || (rr >= row_lo && rr < row_hi);
-  const bool own1 = !kChecked || (rr + 1 >= row_lo && rr + 1 < row_hi);
+// The tile out again: warp w writes rows c0 + w, c0 + w + 8, ... of `out`, from ph rows before r0
+// (a sector boundary): one slot column and 32 consecutive slot rows per shared load.
+template <int kR, int kC, bool kSkewRows, bool kChecked>
+__device__ __forceinline__ void drain_tile(const float (*tile)[kC + 1], float* __restrict__ out,
+                                           int64_t rows, int64_t r0, int64_t c0,
+                                           const Lanes<kR, kC, kSkewRows>& l, const Extent& e) {
+  using G = Geometry<kR, kC, kSkewRows>;
+  constexpr int kVec = G::kVecOut;
+  const int lane = threadIdx.x, w = threadIdx.y;
+  const int rr = kVec * lane - l.ph;  // this lane's first row, relative to r0
+  const int64_t first = (c0 + w) * rows + r0 + rr;
+  bool own[kVec], all = true;
 #pragma unroll
-  for (int p = 0; p < kOutPasses; ++p) {
-    const int c = w + p * kWarps;
-    if (kChecked && c >= col_hi) continue;
-    const int col = slot<kTile>(c);
-    const int64_t idx = out_first + p * kWarps * rows + rr;
-    if (!kChecked) {
-      __stcs(reinterpret_cast<float2*>(out + idx), make_float2(tile[s0][col], tile[s1][col]));
+  for (int j = 0; j < kVec; ++j) {
+    own[j] = !kChecked || e.row(rr + j);
+    all = all && own[j];
+  }
+#pragma unroll
+  for (int p = 0; p < G::kOutPasses; ++p) {
+    if (kChecked && !e.col(w + p * kWarps)) continue;
+    const int col = slot<kC, G::kVecIn>(w + p * kWarps);
+    float x[kVec];
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) x[j] = own[j] ? tile[l.out_slot[j]][col] : 0.f;
+    float* dst = out + first + p * kWarps * rows;
+    if (!kChecked || all) {
+      store_vec<kVec>(dst, x);
     } else {
-      const float2 x = make_float2(own0 ? tile[s0][col] : 0.f, own1 ? tile[s1][col] : 0.f);
-      store_pair(out, idx, x, own0, own1);
+#pragma unroll
+      for (int j = 0; j < kVec; ++j)
+        if (own[j]) __stcs(dst + j, x[j]);
     }
   }
 }
 
-template <bool kSkewRows>
-__global__ void __launch_bounds__(32 * kWarps, kMinBlocksPerSm)
+// Block (s, j) moves tiles k = s * tiles_per_block ... of tile column j, top to bottom.
+template <int kR, int kC, bool kSkewRows, bool kStream>
+__global__ void __launch_bounds__(32 * kWarps, (kMinBlocksPerSm<kR, kC>))
 transpose_sector_aligned(const float* __restrict__ in, float* __restrict__ out, int64_t rows,
-                         int64_t cols, bool rows_on_x) {
-  constexpr int kHaloRows = kSkewRows ? kHalo : 0;
-  // Rows of 65 words: consecutive slot rows start in consecutive banks.
-  __shared__ float tile[kTile + kHaloRows][kTile + 1];
+                         int64_t cols, int tiles_per_block, bool rows_on_x) {
+  using G = Geometry<kR, kC, kSkewRows>;
+  // Rows of kC + 1 words: consecutive slot rows start in consecutive banks.
+  __shared__ float tile[G::kInRows][kC + 1];
   const BlockTile t = block_tile(rows_on_x);
-  const int64_t r0 = t.row * kTile, c0 = t.col * kTile;
-  // Inside the matrix: every row of the tile and its halo exists, every column too, and the first
-  // pair read (which starts one float early on an odd row) is not before the start of `in`.
-  const int64_t top = r0 - kHaloRows;
-  const bool in_pair_aligned = reinterpret_cast<uintptr_t>(in) % (kVec * sizeof(float)) == 0;
-  const bool interior = top >= 0 && r0 + kTile <= rows && c0 + kTile <= cols &&
-                        (top * cols + c0 > 0 || in_pair_aligned);
-  if (interior)
-    move_tile<kSkewRows, false>(in, out, rows, cols, r0, c0, tile);
-  else
-    move_tile<kSkewRows, true>(in, out, rows, cols, r0, c0, tile);
+  const int w = threadIdx.y;
+  const int64_t c0 = t.col * kC;
+  const int64_t tiles = (rows + (kSkewRows ? kSector - 1 : 0) + kR - 1) / kR;  // tile rows
+  const int64_t k_first = t.row * tiles_per_block;
+  const int64_t k_end = tiles - k_first < tiles_per_block ? tiles : k_first + tiles_per_block;
+  // The skews are the same for every tile of the strip: tiles are kR rows apart, a whole number
+  // of sectors on both sides.
+  const Lanes<kR, kC, kSkewRows> l(
+      floats_past<G::kVecIn>(in, (k_first * kR - G::kHaloRows + w) * cols + c0),
+      kSkewRows ? floats_past<kSector>(out, (c0 + w) * rows + k_first * kR) : 0);
+  const int col_hi = static_cast<int>(cols - c0 < kC ? cols - c0 : kC);
+  const bool in_aligned = reinterpret_cast<uintptr_t>(in) % (G::kVecIn * sizeof(float)) == 0;
+
+  float v[G::kInPasses][G::kVecIn];
+  float fix = 0.f;
+  for (int64_t k = k_first; k < k_end; ++k) {
+    const int64_t r0 = k * kR, top = r0 - G::kHaloRows;
+    const Extent e{static_cast<int>(r0 < G::kHaloRows ? -r0 : -G::kHaloRows),
+                   static_cast<int>(rows - r0 < kR ? rows - r0 : kR), col_hi};
+    // Inside the matrix: every row (halo included) and column exists, and no vector read starts
+    // before the start of `in`.
+    const bool interior = top >= 0 && r0 + kR <= rows && c0 + kC <= cols &&
+                          (top * cols + c0 >= G::kVecIn - 1 || in_aligned);
+    // The halo of every tile but the strip's first: the tile above's last pass, still in registers.
+    const bool carried = G::kHaloRows > 0 && k > k_first;
+    if (carried) {
+#pragma unroll
+      for (int j = 0; j < G::kVecIn; ++j) v[0][j] = v[G::kInPasses - 1][j];
+    }
+    if (interior)
+      load_tile<kR, kC, kSkewRows, kStream, false>(in, rows, cols, r0, c0, l, e, carried, v, fix);
+    else
+      load_tile<kR, kC, kSkewRows, kStream, true>(in, rows, cols, r0, c0, l, e, carried, v, fix);
+    if (k > k_first) __syncthreads();  // the tile above has left `tile`
+    if (interior)
+      fill_tile<kR, kC, kSkewRows, false>(tile, l, e, v, fix);
+    else
+      fill_tile<kR, kC, kSkewRows, true>(tile, l, e, v, fix);
+    __syncthreads();
+    if (interior)
+      drain_tile<kR, kC, kSkewRows, false>(tile, out, rows, r0, c0, l, e);
+    else
+      drain_tile<kR, kC, kSkewRows, true>(tile, out, rows, r0, c0, l, e);
+  }
 }
 
+// Variant: tiles of kR x kC, kTilesPerBlock tiles down a column per block, loads evict-first or not.
+template <int kR, int kC, int kTilesPerBlock, bool kStream>
 void launch(const ladder::DeviceInfo&, const float* in, float* out, int64_t rows, int64_t cols,
             cudaStream_t stream) {
   // Every out row starts on a sector boundary when rows is a multiple of 8 and `out` is 32-byte
@@ -191,18 +326,46 @@ void launch(const ladder::DeviceInfo&, const float* in, float* out, int64_t rows
   const bool skew =
       rows % kSector != 0 || reinterpret_cast<uintptr_t>(out) % (kSector * sizeof(float)) != 0;
   const dim3 block(32, kWarps);
-  // Segments that start up to 7 rows early need up to 7 more rows' worth of tile rows at the bottom.
-  const TileGrid g = tile_grid(rows + (skew ? kSector - 1 : 0), cols, kTile, kTile);
+  // Segments that start up to 7 rows early need up to 7 more rows' worth of tile rows at the bottom;
+  // one block per kTilesPerBlock tile rows.
+  const TileGrid g = tile_grid(rows + (skew ? kSector - 1 : 0), cols, kR * kTilesPerBlock, kC);
   if (skew)
-    transpose_sector_aligned<true><<<g.grid, block, 0, stream>>>(in, out, rows, cols, g.rows_on_x);
+    transpose_sector_aligned<kR, kC, true, kStream>
+        <<<g.grid, block, 0, stream>>>(in, out, rows, cols, kTilesPerBlock, g.rows_on_x);
   else
-    transpose_sector_aligned<false><<<g.grid, block, 0, stream>>>(in, out, rows, cols, g.rows_on_x);
+    transpose_sector_aligned<kR, kC, false, kStream>
+        <<<g.grid, block, 0, stream>>>(in, out, rows, cols, kTilesPerBlock, g.rows_on_x);
   CUDA_CHECK_LAUNCH();
 }
 
-const Step kStep{"transpose/07_sector_aligned", launch,
-                 "32 x 8 threads, 64 x 64 tile (+8-row halo), float2 row pieces skewed to 32-byte "
-                 "sectors, de-interleaved tile[72][65]"};
+// The run-time candidates (--variant NAME), the default first. ROWSxCOLS: the tile; _sN: N tiles
+// per block down a column (the halo read once per N tiles); _cs: evict-first loads.
+const std::vector<Variant> kVariants{
+    {"64x64_s2", launch<64, 64, 2, false>,
+     "32 x 8 threads, 64 x 64 tiles (+8-row halo), 2 per block down a column, float2 row pieces "
+     "skewed to 32-byte sectors, de-interleaved tile[72][65]"},
+    {"64x64", launch<64, 64, 1, false>,
+     "32 x 8 threads, 64 x 64 tile (+8-row halo), float2 row pieces skewed to 32-byte sectors, "
+     "de-interleaved tile[72][65]"},
+    {"64x64_s4", launch<64, 64, 4, false>,
+     "32 x 8 threads, 64 x 64 tiles (+8-row halo), 4 per block down a column, float2 row pieces "
+     "skewed to 32-byte sectors, de-interleaved tile[72][65]"},
+    {"64x64_s4_cs", launch<64, 64, 4, true>,
+     "32 x 8 threads, 64 x 64 tiles (+8-row halo), 4 per block down a column, float2 row pieces "
+     "skewed to 32-byte sectors, evict-first loads, de-interleaved tile[72][65]"},
+    {"128x64", launch<128, 64, 1, false>,
+     "32 x 8 threads, 128 x 64 tile (+8-row halo), float2 loads, float4 stores of segments skewed "
+     "to 32-byte sectors, de-interleaved tile[136][65]"},
+    {"64x128", launch<64, 128, 1, false>,
+     "32 x 8 threads, 64 x 128 tile (+8-row halo), float4 loads, float2 stores of segments skewed "
+     "to 32-byte sectors, de-interleaved tile[72][129]"},
+    {"64x128_s2", launch<64, 128, 2, false>,
+     "32 x 8 threads, 64 x 128 tiles (+8-row halo), 2 per block down a column, float4 loads, "
+     "float2 stores of segments skewed to 32-byte sectors, de-interleaved tile[72][129]"},
+};
+
+const Step kStep{"transpose/07_sector_aligned", kVariants.front().launch, kVariants.front().shape,
+                 Output::transposed, kVariants};
 LADDER_STEP(kStep);
 
 }  // namespace transpose::sector_aligned

@@ -38,7 +38,18 @@ int run(const Step& step, int argc, char** argv) {
                   "out = in^T, in rows x cols, out cols x rows, float (" + info.id + ")");
   cli.add_size("rows", &rows, "rows of the input matrix");
   cli.add_size("cols", &cols, "columns of the input matrix");
+  std::vector<std::string> variants;
+  for (const Variant& v : step.variants) variants.push_back(v.name);
+  std::string variant = variants.empty() ? "" : variants.front();
+  if (!variants.empty()) cli.add_choice("variant", &variant, variants, "this step's kernel (tuning)");
   if (!cli.parse(argc, argv)) return ladder::kExitOk;
+  LaunchFn launch = step.launch;
+  const char* shape = step.shape;
+  for (const Variant& v : step.variants) {
+    if (variant != v.name) continue;
+    launch = v.launch;
+    shape = v.shape;
+  }
   const ladder::CommonOptions& opt = cli.common;
   const bool copies = step.output == Output::copied;
 
@@ -85,7 +96,7 @@ int run(const Step& step, int argc, char** argv) {
   ladder::Phase kernel;
   kernel.name = "kernel";
   kernel.stream = stream;
-  kernel.run = [&] { step.launch(res.device, d_in.get(), d_out.get(), rows, cols, stream); };
+  kernel.run = [&] { launch(res.device, d_in.get(), d_out.get(), rows, cols, stream); };
   kernel.poison = [&] { d_out.poison(stream); };
   kernel.check = [&] {
     CUDA_CHECK(cudaMemcpy(h_out.get(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
@@ -108,7 +119,12 @@ int run(const Step& step, int argc, char** argv) {
     res.extras.push_back({"memcpy_d2d_gbps", ladder::gbps(min_bytes(rows, cols), m.median),
                           "GB/s (cudaMemcpy device-to-device, same bytes)"});
   }
-  if (step.shape[0] != '\0') res.notes.push_back(step.shape);
+  if (shape[0] != '\0') res.notes.push_back(shape);
+  if (!variants.empty()) {
+    std::string all;
+    for (const std::string& v : variants) all += (all.empty() ? "" : " ") + v;
+    res.notes.push_back("variant " + variant + " (--variant: " + all + ")");
+  }
   return ladder::finish(res, opt);
 }
 

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace transpose {
 
@@ -31,11 +32,21 @@ using LaunchFn = void (*)(const ladder::DeviceInfo& dev, const float* in, float*
 // What a step's output is checked against. Only the ceiling step (00_copy) copies.
 enum class Output { transposed, copied };
 
+// One run-time candidate of a tunable step: --variant NAME runs `launch` and reports `shape`.
+struct Variant {
+  const char* name;
+  LaunchFn launch;
+  const char* shape;
+};
+
 struct Step {
   const char* id = nullptr;          // "transpose/03_shared_tiled"
   LaunchFn launch = nullptr;
   const char* shape = "";            // one line for the report: block, tile, elements per thread
   Output output = Output::transposed;
+  // A tunable step's candidates, its default (launch, shape) first: such a step takes
+  // --variant NAME (tuning sweeps); the others do not know the flag.
+  std::vector<Variant> variants = {};
 };
 
 // The folder's main: flags, input, reference, check, timing, ceiling, report.
