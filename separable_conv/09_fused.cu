@@ -9,13 +9,14 @@
 //      separates its reads from its writes), so the row results need no second buffer;
 //   3. the column filter of step 08 reads those row results and writes the output tile.
 // DRAM sees each input pixel read once and each output pixel written once: 8 bytes per pixel.
-// The price is redundancy inside the chip: the TH + K - 1 staged rows are row-filtered for TH
-// output rows (at K = 17, TH = 64: 1.3x the row-pass work), and the halo columns and rows are read
-// again by the neighbouring tiles (from L2, not DRAM: lts__t_sector_hit_rate shows it).
+// The price is redundancy inside the chip: the TH + K' - 1 staged rows are row-filtered for TH
+// output rows (at K = 17: 1.6x the row-pass work with the default TH = 32, 1.3x with TH = 64), and
+// the halo columns and rows are read again by the neighbouring tiles (from L2, not DRAM:
+// lts__t_sector_hit_rate shows it). Step 10 removes both.
 // Changes from step 08: one kernel instead of two; no intermediate image; the row pass filters
 // the tile's halo rows too.
-// Costs: (TH + K' - 1) x (128 + K') floats of shared memory per block: 49 KB at K = 17 with
-// TH = 64 (2-4 blocks per SM), 192 KB at K = 127 (1 block per SM); registers as step 08's column
+// Costs: (TH + K' - 1) x (128 + K') floats of shared memory per block: 30 KB at K = 17 with
+// TH = 32 (49 KB with TH = 64), 163 KB at K = 127 (1 block per SM); registers as step 08's column
 // pass.
 // Source: beyond the posts. Run: build/bin/separable_conv_09_fused [--tile 128x32_p4]
 #include "08_register_blocked.cu"  // tap layout, staging, the row and column filters

@@ -132,9 +132,11 @@ TEST_P(SeparableConvTiles, EveryTileVerifies) {
   const std::string& id = GetParam();
   const std::vector<std::string> tiles = tiles_of(id);
   if (tiles.empty()) GTEST_SKIP() << id << " has no --tile";
-  // Both global-access paths (width % 4 == 0 or not), halos wider than a tile, K = 1 and the largest K.
+  // Both global-access paths (width % 4 == 0 or not), halos wider than a tile, K = 1 and the largest K;
+  // K = 11 and 23 (2 and 5 whole chunks of 4 taps: the chunk counts that leave step 10's row filter
+  // two chunks after its three-at-a-time loop) on odd widths, where rows start at every offset.
   const std::vector<Shape> sizes = {{1021, 769, 31}, {260, 70, 63}, {36, 9, 1}, {131, 5, separable_conv::kMaxTaps},
-                                    {2048, 1000, 17}};
+                                    {2048, 1000, 17}, {131, 45, 11}, {133, 40, 23}};
   for (const std::string& tile : tiles)
     for (const Shape& s : sizes) {
       auto args = size_args(s);
