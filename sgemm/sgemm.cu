@@ -52,16 +52,21 @@ TileGrid tile_grid(int64_t m, int64_t n, int tile_m, int tile_n) {
   return {static_cast<unsigned>(tiles_m * tiles_n), tiles_n};
 }
 
+void throw_unknown_tile(const char* step_id, const std::string& want, const std::vector<const char*>& known) {
+  std::string list;
+  for (size_t i = 0; i < known.size(); ++i) list += (i ? ", " : "") + std::string(known[i]);
+  throw ladder::UsageError(std::string(step_id) + ": unknown --tile '" + want + "' (known: " + list + ")");
+}
+
 LaunchFn pick_tile(const char* step_id, const std::string& tile, const TileCandidate* candidates,
                    size_t count, const char* default_name) {
   const std::string want = tile.empty() ? std::string(default_name) : tile;
-  std::string known;
+  std::vector<const char*> known;
   for (size_t i = 0; i < count; ++i) {
     if (want == candidates[i].name) return candidates[i].launch;
-    known += (i ? ", " : "") + std::string(candidates[i].name);
+    known.push_back(candidates[i].name);
   }
-  throw ladder::UsageError(std::string(step_id) + ": unknown --tile '" + want + "' (known: " + known +
-                           ")");
+  throw_unknown_tile(step_id, want, known);
 }
 
 // ---- References -----------------------------------------------------------------------------------
@@ -383,6 +388,18 @@ void to_double(const float* in, double* out, int64_t count) {
 
 constexpr int kSampledLines = 8;  // random rows (and columns) the CPU checks, besides the last one
 
+// The fp32 FMA peak: SMs x FP32 lanes per SM x 2 FLOP x the peak SM clock (cudaDevAttrClockRate, the
+// clock the GPU may boost to; under load it may run lower). 128 FP32 lanes per SM on sm_86 and later
+// (sm_90: 132 SMs x 128 x 2 x 1.98 GHz = 66.9 TFLOP/s on an H100 SXM); 64 on sm_60, sm_7x and sm_80.
+double fp32_peak_gflops(const ladder::DeviceInfo& dev) {
+  int khz = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev.index));
+  const bool half = dev.cc_major == 7 || (dev.cc_major == 8 && dev.cc_minor == 0) ||
+                    (dev.cc_major == 6 && dev.cc_minor == 0);
+  const double lanes = half ? 64.0 : 128.0;
+  return static_cast<double>(dev.sm_count) * lanes * 2.0 * static_cast<double>(khz) * 1e-6;
+}
+
 }  // namespace
 
 // ---- The run -----------------------------------------------------------------------------------------
@@ -432,10 +449,13 @@ int run(const Step& step, int argc, char** argv) {
   const int64_t c_count = ladder::checked_count({m, n}, sizeof(float));
   const bool use_x = opt.verify || opt.ceiling;
   const size_t c_bytes = ladder::bytes_of<float>(c_count);
+  // The step's scratch for this problem and tile (split-K partials), if it has any.
+  const Gemm problem{nullptr, nullptr, nullptr, m, n, k, nullptr, &res.device, tile};
+  const size_t w_bytes = !aat && step.workspace_bytes ? step.workspace_bytes(problem) : 0;
   ladder::MemoryNeeds needs;
   needs.device = ladder::saturating_add(
       ladder::saturating_add(ladder::bytes_of<float>(a_count), ladder::bytes_of<float>(b_count)),
-      ladder::saturating_add(c_bytes, use_x ? c_bytes : 0));
+      ladder::saturating_add(ladder::saturating_add(c_bytes, use_x ? c_bytes : 0), w_bytes));
   needs.host = ladder::saturating_add(
       ladder::saturating_add(ladder::bytes_of<float>(a_count), ladder::bytes_of<float>(b_count)), c_bytes);
   if (opt.verify) {
@@ -465,6 +485,7 @@ int run(const Step& step, int argc, char** argv) {
   ladder::Cublas cublas;
   BlasScope scope(&cublas);
   ladder::DeviceBuffer<float> dA(a_count), dB(b_count), dC(c_count), dX(use_x ? c_count : 0);
+  ladder::DeviceBuffer<unsigned char> dW(static_cast<int64_t>(w_bytes));
   auto upload = [&] {
     CUDA_CHECK(cudaMemcpyAsync(dA.get(), hA.get(), hA.bytes(), cudaMemcpyHostToDevice, stream));
     if (!aat) CUDA_CHECK(cudaMemcpyAsync(dB.get(), hB.get(), hB.bytes(), cudaMemcpyHostToDevice, stream));
@@ -500,13 +521,16 @@ int run(const Step& step, int argc, char** argv) {
   }
 
   // Step 4: the step — checked, timed, checked again (common/run.h), C poisoned before each check.
-  const Gemm g{dA.get(), dB.get(), dC.get(), m, n, k, stream, &res.device, tile};
+  const Gemm g{dA.get(), dB.get(), dC.get(), m, n, k, stream, &res.device, tile, dW.get(), w_bytes};
   const Aat a{dA.get(), dC.get(), m, k, stream, &res.device};
   ladder::Phase kernel;
   kernel.name = "kernel";
   kernel.stream = stream;
   kernel.run = [&] { aat ? step.aat(a) : step.launch(g); };
-  kernel.poison = [&] { dC.poison(stream); };
+  kernel.poison = [&] {  // the scratch too: a partial result no thread wrote must show in C
+    dC.poison(stream);
+    dW.poison(stream);
+  };
   kernel.check = [&] {
     read_back(dC);
     ladder::VerifyReport v = ladder::verify_bounded(hC.get(), blas_ref.data(), blas_mag.data(), c_count,
@@ -528,6 +552,9 @@ int run(const Step& step, int argc, char** argv) {
     res.extras.push_back({"gflops", flops(m, m, k) / (ms * 1e6), "GFLOP/s"});
   } else {
     res.metric_value = flops(m, n, k) / (ms * 1e6);
+    const double peak = fp32_peak_gflops(res.device);
+    res.extras.push_back({"fp32_peak_gflops", peak, "GFLOP/s fp32 FMA peak (SMs x FP32 lanes x 2 x peak SM clock)"});
+    res.extras.push_back({"pct_of_fp32_peak", 100.0 * res.metric_value / peak, "% of the fp32 FMA peak"});
   }
 
   // Step 5: cuBLAS on the same inputs in this process: the main ladder's ceiling; shown beside the
@@ -561,7 +588,9 @@ int run(const Step& step, int argc, char** argv) {
                         cpu->describe() + " (c = " + c_cpu + "); |got - ref| <= c K 2^-24 (|A|·|B|)ij");
   }
   if (analytic) res.notes.push_back("inputs: the post's A[i][j] = i + j, B[i][j] = i - j");
-  if (step.tunable) res.notes.push_back("tile: " + (tile.empty() ? std::string("the step's default") : tile));
+  if (step.tunable)
+    res.notes.push_back("tile: " + (step.describe ? step.describe(g)
+                                                  : tile.empty() ? std::string("the step's default") : tile));
   return ladder::finish(res, opt);
 }
 

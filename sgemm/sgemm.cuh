@@ -29,6 +29,10 @@ struct Gemm {
   cudaStream_t stream;
   const ladder::DeviceInfo* dev;
   std::string tile;  // --tile NAME: a tunable step's candidate to use; "" = its default for this GPU
+  // Device scratch of Step::workspace_bytes(*this) bytes, 256-byte aligned, allocated by the harness
+  // before the first run (null and 0 for steps without one).
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
 };
 
 // One C = A·Aᵀ (the aat side ladder): A is m x k, C is m x m, row-major, densely packed.
@@ -49,11 +53,16 @@ using AatLaunchFn = void (*)(const Aat& a);
 //   aat ladder:   const Step kStep{"sgemm/aat_02_coalesced", nullptr, launch_aat};
 // Only a tunable step accepts --tile NAME (its launcher throws ladder::UsageError for a name it does
 // not know, listing the names it knows); the harness rejects --tile for the others.
+// workspace_bytes: the device scratch a step needs for a problem (called with the problem's Gemm,
+// its pointers still null, before anything is allocated: the memory guard counts it). describe: what
+// a tunable step runs for a problem (the tiling its default picks), for the report.
 struct Step {
   const char* id;
   LaunchFn launch;
   AatLaunchFn aat = nullptr;
   bool tunable = false;
+  size_t (*workspace_bytes)(const Gemm& g) = nullptr;
+  std::string (*describe)(const Gemm& g) = nullptr;
 };
 
 }  // namespace sgemm
@@ -115,6 +124,20 @@ struct TileCandidate {
 };
 LaunchFn pick_tile(const char* step_id, const std::string& tile, const TileCandidate* candidates,
                    size_t count, const char* default_name);
+// The same lookup in a step's own table of candidates (any struct with a `name`).
+[[noreturn]] void throw_unknown_tile(const char* step_id, const std::string& want,
+                                     const std::vector<const char*>& known);
+template <class Candidate, size_t N>
+const Candidate& pick_candidate(const char* step_id, const std::string& tile, const Candidate (&candidates)[N],
+                                const char* default_name) {
+  const std::string want = tile.empty() ? std::string(default_name) : tile;
+  std::vector<const char*> known;
+  for (const Candidate& c : candidates) {
+    if (want == c.name) return c;
+    known.push_back(c.name);
+  }
+  throw_unknown_tile(step_id, want, known);
+}
 
 // ---- Problem size, FLOPs, bytes ------------------------------------------------------------------
 

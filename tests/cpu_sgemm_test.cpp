@@ -261,6 +261,23 @@ TEST(SgemmTunable, PicksByNameOrDefaultAndListsTheKnownOnes) {
   }
 }
 
+TEST(SgemmTunable, PicksFromAStepsOwnTable) {
+  struct Candidate {
+    const char* name;
+    int value;
+  };
+  const Candidate c[] = {{"a1", 1}, {"b2", 2}};
+  EXPECT_EQ(sgemm::pick_candidate("sgemm/x", "", c, "b2").value, 2);
+  EXPECT_EQ(sgemm::pick_candidate("sgemm/x", "a1", c, "b2").value, 1);
+  try {
+    sgemm::pick_candidate("sgemm/x", "zz", c, "b2");
+    FAIL() << "no UsageError";
+  } catch (const ladder::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("sgemm/x: unknown --tile 'zz' (known: a1, b2)"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SgemmProblem, FlopsAndBytes) {
   EXPECT_DOUBLE_EQ(sgemm::flops(4096, 4096, 4096), 2.0 * 4096.0 * 4096.0 * 4096.0);
   EXPECT_DOUBLE_EQ(sgemm::aat_min_bytes(8192, 32), 4.0 * 8192 * 32 + 4.0 * 8192.0 * 8192.0);

@@ -7,9 +7,17 @@
 //                (1,4096,512) and the default 4096^3 (which is also the (4096,4096,4096));
 //                --init analytic at (7,33,65) and (1000,777,333), checked against the post's closed
 //                form by integer sums;
+//   07 onward    the paths the shapes above miss: (67,132,45) — 4-byte A copies with 16-byte B and C
+//                rows and edge tiles in every dimension; (260,516,36) — 16-byte copies with edge
+//                tiles in m, n and k; (100,132,3000) — step 10 splits k in many slices (16-byte B);
+//                step 10 also splits at (1024,1,1024) and (1,4096,512), and its result is the same
+//                bit for bit from one run to the next;
 //   aat steps    all 16 pairs of m, k in {1, 33, 1000, 4096}; --init analytic at two sizes;
 //   tunable      every --tile candidate (read from the step's own "known:" list) at three awkward
-//                sizes; steps that are not tunable reject --tile (cpu_sgemm_test);
+//                sizes: (67,45,33) — odd everything; (131,133,600) — scalar B rows, and k long enough
+//                for step 10 to split; (260,516,600) — 16-byte copies, edge tiles in m, n and k, a
+//                ring of stages that wraps, and a split; steps that are not tunable reject --tile
+//                (cpu_sgemm_test);
 //   ceilings     the aat ceiling path (copy ceiling, cuBLAS extras) and the main one (cuBLAS).
 #include "sgemm/sgemm.cuh"
 #include "common/verify.h"
@@ -150,6 +158,40 @@ INSTANTIATE_TEST_SUITE_P(MainSteps, SgemmGpu,
                            return ladder_test::param_name(std::get<0>(p.param), shape_name(std::get<1>(p.param), false));
                          });
 
+// Steps 07 onward: the fast and edge paths of 16-byte copies, and split-K.
+std::vector<std::string> steps_from_07() {
+  std::vector<std::string> out;
+  for (const auto& id : series_steps(false))
+    if (id >= "sgemm/07") out.push_back(id);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(FastPaths, SgemmGpu,
+                         testing::Combine(testing::ValuesIn(steps_from_07()),
+                                          testing::Values(Shape{67, 132, 45}, Shape{260, 516, 36}, Shape{100, 132, 3000})),
+                         [](const testing::TestParamInfo<SgemmGpu::ParamType>& p) {
+                           return ladder_test::param_name(std::get<0>(p.param), shape_name(std::get<1>(p.param), false));
+                         });
+
+// Split-K: at a shape with two tiles and k = 3000 step 10 says it splits, and its C is the same bit
+// for bit in two processes (fixed slice order, no atomics).
+TEST(SgemmSplitKGpu, SplitsAndIsDeterministic) {
+  REQUIRE_GPU();
+  const std::string id = "sgemm/10_split_k";
+  const auto steps = series_steps(false);
+  if (std::find(steps.begin(), steps.end(), id) == steps.end()) GTEST_SKIP() << id << " is not registered";
+  std::vector<std::vector<char>> results;
+  for (int run = 0; run < 2; ++run) {
+    ladder_test::TempDir dir;
+    auto r = ladder_test::run_step(id, {"--m", "100", "--n", "132", "--k", "3000", "--seed", "5", "--json",
+                                        "--no-ceiling", "--reps", "2", "--warmup", "0", "--dump", dir.path()});
+    ASSERT_TRUE(ladder_test::verified_run(r));
+    EXPECT_NE(r.output.find(" slices of "), std::string::npos) << r.output;
+    results.push_back(ladder_test::read_npy(dir.path() + "/C.npy").data);
+  }
+  EXPECT_TRUE(results[0] == results[1]) << "two runs of " << id << " gave different bits";
+}
+
 class SgemmAnalyticGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
 
 TEST_P(SgemmAnalyticGpu, MatchesTheClosedForm) {
@@ -228,7 +270,7 @@ TEST_P(SgemmTileGpu, EveryCandidateMatchesReference) {
   const std::vector<std::string> tiles = tile_candidates(id);
   if (tiles.empty()) GTEST_SKIP() << id << " is not tunable";
   for (const std::string& tile : tiles)
-    for (const Shape& s : {Shape{67, 45, 33}, Shape{131, 133, 135}, Shape{1000, 777, 333}}) {
+    for (const Shape& s : {Shape{67, 45, 33}, Shape{131, 133, 600}, Shape{260, 516, 600}}) {
       SCOPED_TRACE(tile + " at " + shape_name(s, false));
       run_and_check(id, s, false, {"--tile", tile});
     }
