@@ -138,7 +138,7 @@ const Candidate kCandidates[] = {
 };
 constexpr const char* kId = "sgemm/10_split_k";
 // The tiling that splits when no --tile is given, on any GPU: two 256-thread blocks per SM.
-constexpr const char* kDefaultSplitTile = "128x128x16_8x8_w64x32_s2";
+constexpr const char* kDefaultSplitTile = "128x256x32_8x16_w64x64_s3";
 
 // S: enough slices for tiles x S blocks to fill the block slots without passing them, each slice
 // at least kMinSlice of k; then kc rounded up to whole BK steps (so S may shrink).

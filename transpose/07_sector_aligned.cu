@@ -341,12 +341,12 @@ void launch(const ladder::DeviceInfo&, const float* in, float* out, int64_t rows
 // The run-time candidates (--variant NAME), the default first. ROWSxCOLS: the tile; _sN: N tiles
 // per block down a column (the halo read once per N tiles); _cs: evict-first loads.
 const std::vector<Variant> kVariants{
-    {"64x64_s2", launch<64, 64, 2, false>,
-     "32 x 8 threads, 64 x 64 tiles (+8-row halo), 2 per block down a column, float2 row pieces "
-     "skewed to 32-byte sectors, de-interleaved tile[72][65]"},
     {"64x64", launch<64, 64, 1, false>,
      "32 x 8 threads, 64 x 64 tile (+8-row halo), float2 row pieces skewed to 32-byte sectors, "
      "de-interleaved tile[72][65]"},
+    {"64x64_s2", launch<64, 64, 2, false>,
+     "32 x 8 threads, 64 x 64 tiles (+8-row halo), 2 per block down a column, float2 row pieces "
+     "skewed to 32-byte sectors, de-interleaved tile[72][65]"},
     {"64x64_s4", launch<64, 64, 4, false>,
      "32 x 8 threads, 64 x 64 tiles (+8-row halo), 4 per block down a column, float2 row pieces "
      "skewed to 32-byte sectors, de-interleaved tile[72][65]"},
