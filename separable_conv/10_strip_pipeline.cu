@@ -58,11 +58,11 @@ __host__ __device__ inline Layout layout(int k) {
 
 // ---- cp.async: global -> shared without passing through registers (sm_80+) --------------------
 // (Local to this step until common/ offers these wrappers.)
-// 16 bytes, the first src_bytes from src and the rest zero-filled; .cg: cached in L2 only (each
-// byte is read once from shared memory, nothing for L1 to keep). src and dst 16-byte aligned.
-__device__ __forceinline__ void copy16_async(float* dst, const float* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
-               "l"(__cvta_generic_to_global(src)), "r"(src_bytes)
+// 16 bytes; .cg: cached in L2 only (each byte is read once from shared memory, nothing for L1 to
+// keep). src and dst 16-byte aligned, all 16 source bytes inside the image.
+__device__ __forceinline__ void copy16_async(float* dst, const float* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+               "l"(__cvta_generic_to_global(src))
                : "memory");
 }
 __device__ __forceinline__ void copy4_async(float* dst, const float* src) {
@@ -102,19 +102,19 @@ __device__ __forceinline__ void stage_group(float* buf, int pitch, const float* 
     float* dst = buf + i * pitch;
     if (row_inside && columns_inside) {
       const float* src = in + y * width + cs + 4 * lane;
-      for (int c = lane; c < pieces; c += kLanes, src += 4 * kLanes) copy16_async(dst + 4 * c, src, 16);
+      for (int c = lane; c < pieces; c += kLanes, src += 4 * kLanes) copy16_async(dst + 4 * c, src);
       continue;
     }
     for (int c = lane; c < pieces; c += kLanes) {
       const int64_t x = cs + 4 * c;
       float* d = dst + 4 * c;
       if (row_inside && x >= 0 && x + 4 <= width) {
-        copy16_async(d, in + y * width + x, 16);
+        copy16_async(d, in + y * width + x);
       } else if (!row_inside || x + 4 <= 0 || x >= width) {
         *reinterpret_cast<float4*>(d) = make_float4(0.f, 0.f, 0.f, 0.f);
-      } else if (x >= 0) {  // crosses the right border: the first width - x floats, then zeros
-        copy16_async(d, in + y * width + x, static_cast<int>(4 * (width - x)));
-      } else {              // crosses the left border (and maybe the right one): float by float
+      } else {  // crosses a border: float by float. A 16-byte copy with a short src-size would
+                // still address 16 bytes, past the image's end on its last row (compute-sanitizer
+                // memcheck reports it), so only whole floats inside the row are copied.
         for (int e = 0; e < 4; ++e) {
           if (x + e >= 0 && x + e < width) copy4_async(d + e, in + y * width + x + e);
           else d[e] = 0.f;
