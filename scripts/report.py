@@ -6,7 +6,7 @@ Standard library only; matplotlib is optional (charts), with a plain-text chart 
   report.py RUN_DIR                 print one table per ladder and a summary; write RUN_DIR/report.md
                                     and, with matplotlib, RUN_DIR/<folder>[_<series>].png
   report.py --one-line FILE         a one-line summary of one record (run_all.sh's progress lines)
-  report.py --chapters RUN_DIR... [LABEL=DIR...]
+  report.py --chapters [--only F1,F2] RUN_DIR... [LABEL=DIR...]
                                     rewrite the generated blocks of README.md and of each folder's
                                     README.md from the records of these runs (a later run wins for a
                                     step that is in several); copies the charts to <folder>/img/.
@@ -443,7 +443,7 @@ def rewrite(text, groups, by_id, charts, problems, where, labelled=None):
     return VALUE.sub(value, BLOCK.sub(block, text))
 
 
-def chapters(run_dirs):
+def chapters(run_dirs, only=None):
     by_id, labelled = {}, {}
     for arg in run_dirs:
         label, d = arg.split("=", 1) if "=" in arg else ("", arg)
@@ -465,7 +465,10 @@ def chapters(run_dirs):
         if png:
             charts[(folder, series)] = png
     problems = []
-    for path in [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "*", "README.md"))):
+    paths = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "*", "README.md")))
+    if only:
+        paths = [p for p in paths if os.path.basename(os.path.dirname(p)) in only]
+    for path in paths:
         with open(path) as f:
             text = f.read()
         where = os.path.relpath(path, ROOT)
@@ -487,6 +490,8 @@ def main(argv):
         print(one_line(load(argv[2])))
         return 0
     if len(argv) >= 3 and argv[1] == "--chapters":
+        if len(argv) >= 5 and argv[2] == "--only":  # --only vector_add,sgemm: just these chapters
+            return chapters(argv[4:], set(argv[3].split(",")))
         return chapters(argv[2:])
     if len(argv) != 2 or argv[1].startswith("-"):
         print(__doc__, file=sys.stderr)
