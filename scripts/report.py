@@ -42,12 +42,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Each ladder's bar (docs/ladders.md): what the best step of the main series must reach.
 #   pct: its pct_of_ceiling;  floor: kernel_ms at most `value` x the record's extra.floor_ms.
 BARS = {
+# The summary judges the default size only; the bars at other sizes are in each chapter.
     "vector_add": {"kind": "pct", "value": 95.0, "text": ">= 95% of the copy ceiling (kernel only)"},
-    "transpose": {"kind": "pct", "value": 90.0, "text": ">= 90% of the copy ceiling"},
-    "sgemm": {"kind": "pct", "value": 90.0, "text": ">= 90% of cuBLAS fp32 (pedantic)"},
+    "transpose": {"kind": "pct", "value": 90.0, "text": ">= 90% of the copy ceiling at 8192²"},
+    "sgemm": {"kind": "pct", "value": 90.0, "text": ">= 90% of cuBLAS fp32 (pedantic) at 4096³"},
     "reduction": {"kind": "pct", "value": 95.0, "text": ">= 95% of CUB's bandwidth"},
     "avg_matvec": {"kind": "floor", "value": 1.15, "text": "within 15% of the floor (input bytes / copy bandwidth)"},
-    "separable_conv": {"kind": "pct", "value": 40.0, "text": ">= 40% of the single-pass floor"},
+    "separable_conv": {"kind": "pct", "value": 40.0, "text": ">= 40% of the single-pass floor at 8192², K 17"},
 }
 
 
@@ -223,7 +224,8 @@ def best_of(folder, rows):
 
 
 def summary(groups):
-    lines = ["| ladder | best step | metric | against its ceiling | bar | met |", "|---|---|---:|---:|---|---|"]
+    lines = ["| ladder | best step | metric | against its ceiling | bar at the default size | met |",
+             "|---|---|---:|---:|---|---|"]
     for (folder, series), rows in groups.items():
         if series != "main":
             continue
@@ -466,8 +468,9 @@ def chapters(run_dirs, only=None):
             charts[(folder, series)] = png
     problems = []
     paths = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "*", "README.md")))
-    if only:
-        paths = [p for p in paths if os.path.basename(os.path.dirname(p)) in only]
+    if only:  # folder names; "." is the top-level README.md
+        paths = [p for p in paths
+                 if (os.path.relpath(os.path.dirname(p), ROOT) in only)]
     for path in paths:
         with open(path) as f:
             text = f.read()
@@ -490,7 +493,7 @@ def main(argv):
         print(one_line(load(argv[2])))
         return 0
     if len(argv) >= 3 and argv[1] == "--chapters":
-        if len(argv) >= 5 and argv[2] == "--only":  # --only vector_add,sgemm: just these chapters
+        if len(argv) >= 5 and argv[2] == "--only":  # --only vector_add,.: these chapters ("." README.md)
             return chapters(argv[4:], set(argv[3].split(",")))
         return chapters(argv[2:])
     if len(argv) != 2 or argv[1].startswith("-"):
