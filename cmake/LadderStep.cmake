@@ -50,10 +50,11 @@ function(ladder_folder)
   set_property(GLOBAL APPEND PROPERTY LADDER_DECLARED_FOLDERS ${folder})
 endfunction()
 
-# add_step(<NN_name> [TEST_ARGS args...] [SANITIZE "flags" ...])
+# add_step(<NN_name> [TUNABLE] [TEST_ARGS args...] [SANITIZE "flags" ...])
 #
 # TEST_ARGS and SANITIZE replace the folder's for this step alone (a step with its own sizes: a
-# side ladder with other size flags, a step with a size limit).
+# side ladder with other size flags, a step with a size limit). TUNABLE marks a step whose tile or
+# variant is chosen at run time (--tile, --variant): the GPU tests run each of its candidates.
 # Builds <folder>/<NN_name>.cu into build/bin/<folder>_<NN_name>, linked with the folder's harness
 # (<folder>/<folder>.cu, built once per folder as <folder>_harness), and registers ctests:
 #   <folder>_<NN_name>               the step at the folder's TEST_ARGS (or the step's own, for a
@@ -64,7 +65,7 @@ endfunction()
 #                                    gpu and large, one at a time (they fill much of a GPU)
 # Every step is also recorded in build/ladder_steps.txt for the GPU tests and the scripts.
 function(add_step name)
-  cmake_parse_arguments(STEP "" "" "TEST_ARGS;SANITIZE" ${ARGN})
+  cmake_parse_arguments(STEP "TUNABLE" "" "TEST_ARGS;SANITIZE" ${ARGN})
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   if(NOT DEFINED LADDER_SIZE_FLAGS)
     message(FATAL_ERROR "${folder}/CMakeLists.txt: call ladder_folder(...) before add_step()")
@@ -86,6 +87,9 @@ function(add_step name)
     set(test_args ${STEP_TEST_ARGS})
     list(JOIN STEP_TEST_ARGS " " words)
     set_property(GLOBAL APPEND PROPERTY LADDER_FOLDER_LINES "${folder}.test_args.${name}=${words}")
+  endif()
+  if(STEP_TUNABLE)
+    set_property(GLOBAL APPEND PROPERTY LADDER_FOLDER_LINES "${folder}.tunable=${name}")
   endif()
   foreach(args IN LISTS STEP_SANITIZE)
     set_property(GLOBAL APPEND PROPERTY LADDER_FOLDER_LINES "${folder}.sanitize.${name}=${args}")

@@ -76,6 +76,12 @@ std::vector<std::string> folder_values(const std::string& folder, const std::str
   return it == folder_declarations().end() ? std::vector<std::string>{} : it->second;
 }
 
+std::vector<std::string> tunable_steps(const std::string& folder) {
+  std::vector<std::string> ids;
+  for (const std::string& name : folder_values(folder, "tunable")) ids.push_back(folder + "/" + name);
+  return ids;
+}
+
 std::vector<std::string> declared_folders() {
   std::vector<std::string> folders;
   for (const auto& [key, values] : folder_declarations())

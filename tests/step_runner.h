@@ -29,6 +29,8 @@ StepRun run_step(const std::string& id, const std::vector<std::string>& args);
 // Each folder's ladder_folder() declaration (build/ladder_folders.txt): the values of `key` for
 // `folder`, one per declaration line ("oversized" has several, "size_flags" one).
 std::vector<std::string> folder_values(const std::string& folder, const std::string& key);
+// The ids of the folder's steps declared TUNABLE (add_step ... TUNABLE), in ladder order.
+std::vector<std::string> tunable_steps(const std::string& folder);
 // Every folder that declared itself.
 std::vector<std::string> declared_folders();
 // "--m 7 --n 33" -> {"--m", "7", "--n", "33"}.
