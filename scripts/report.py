@@ -279,8 +279,8 @@ def chart(folder, series, rows, out_dir):
     unit = rows[0]["metric"]["unit"]
     ax.set_title(f"{folder}{'' if series == 'main' else ' (' + series + ')'}: {rows[0]['device']} "
                  f"(grey: reference step; metric {unit})", fontsize=10)
-    if has_total:
-        ax.legend(loc="best", fontsize=8)
+    if has_total:  # below the axes, where no bar or label is
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, fontsize=8, frameon=False)
     ax.grid(axis="x", which="major", alpha=0.3)
     fig.tight_layout()
     path = os.path.join(out_dir, f"{folder}{'' if series == 'main' else '_' + series}.png")

@@ -12,9 +12,9 @@
 //  * Input rows arrive in groups of 32 through cp.async (global -> shared, no registers): while
 //    the block filters group g, group g + 1 (and g + 2 with 3 stages) is already on its way.
 //  * Any width: each row is copied in 16-byte pieces from the 16-byte boundary at or below its
-//    first column (cp.async zero-fills the pieces that cross the right border; the few that cross
-//    the left border go 4 bytes at a time), and the row filter is compiled for each of the four
-//    offsets S at which a row can then start. No 4-byte staging path for odd widths.
+//    first column (the few pieces that cross the left or right border go 4 bytes at a time, zeros
+//    outside the image), and the row filter is compiled for each of the four offsets S at which a
+//    row can then start. No 4-byte staging path for the rest of an odd-width row.
 //  * Exactly K taps: chunks of 4 and a tail of 1 or 3 (K is odd); step 08's filters padded the taps
 //    with zeros to whole chunks (K = 17: 20 FMAs per output and pass instead of 17).
 //  * The row filter's window is a ring of 2-3 float4 registers turned by a loop that takes 2-3

@@ -16,25 +16,24 @@
 //    segment needs). A row of `in` is read in vectors aligned to the address: a row that starts a
 //    floats past a vector boundary is read from a floats earlier, and the a floats past the last
 //    vector come from one more load per warp and tile, a few lanes fetching them for all its rows.
-//  - a block walks down a strip of tiles (k, k + 1, ... of one tile column): the halo of a tile is
-//    the last 8 rows of the tile above, which the block still holds in registers. Only the strip's
-//    first tile reads its halo from memory.
 //  - one row per warp per access on each side, and a warp's rows 8 apart: its skew is the same for
-//    all 32 lanes, all its rows and all tiles of its strip, and a tile de-interleaved like 06's keeps
-//    every shared access free of bank conflicts.
+//    all 32 lanes and all its rows, and a tile de-interleaved like 06's keeps every shared access
+//    free of bank conflicts.
+//  - the _sN variants walk a block down a strip of N tiles and carry the halo in registers from one
+//    tile to the next; on the H100 they measured slower than one tile per block (README).
 // Tiles inside the matrix move whole vectors with no bounds checks; at the edges the same code
 // checks each vector and moves one that crosses the edge one float at a time.
 // Changes from step 06: the out segments skewed to sector boundaries, the 8-row halo (only when rows
-// are not a multiple of 8) carried down a strip of tiles, row pieces of `in` read from the vector
-// boundary before them, per-vector bounds at the edges.
-// Costs: one more load per warp and tile; the halo of each strip's first tile and, where a row of
-// `in` does not start on a sector boundary, one more sector per row piece, both read from L2, not
-// DRAM; 72 x 65 floats of shared memory (18.7 KB) and at most 40 registers: 6 blocks of 256 threads
-// per SM (the default 64 x 64 tile).
+// are not a multiple of 8), row pieces of `in` read from the vector boundary before them,
+// per-vector bounds at the edges.
+// Costs: one more load per warp and tile; the halo and, where a row of `in` does not start on a
+// sector boundary, one more sector per row piece, both read from L2, not DRAM; 72 x 65 floats of
+// shared memory (18.7 KB) and at most 40 registers: 6 blocks of 256 threads per SM (the default
+// 64 x 64 tile).
 // Tuning: --variant NAME picks a tile and a strip length at run time (kVariants below: tile rows x
 // columns, _sN = N tiles per block, _cs = evict-first loads); the default is the first.
 // Source: beyond the posts; the tiled transpose of "CUDA编程入门" (使用SharedMemory优化矩阵转置).
-// Run: build/bin/transpose_07_sector_aligned --rows 8191 --cols 8193 [--variant 64x64_s4]
+// Run: build/bin/transpose_07_sector_aligned --rows 8191 --cols 8193 [--variant 128x64]
 #include "transpose/transpose.cuh"
 
 #include <cstdint>
