@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <sstream>
 #include <tuple>
 #include <vector>
 
@@ -112,25 +111,12 @@ INSTANTIATE_TEST_SUITE_P(
       return ladder_test::param_name(std::get<0>(p.param), shape_name(std::get<1>(p.param)));
     });
 
-// The --tile names a step lists in its --help ("--tile WORD ... (one of: a b c; default a)").
-std::vector<std::string> tiles_of(const std::string& id) {
-  const std::string help = ladder_test::run_step(id, {"--help"}).output;
-  const size_t flag = help.find("--tile");
-  if (flag == std::string::npos) return {};
-  const size_t from = help.find("(one of:", flag), to = help.find(';', from);
-  if (from == std::string::npos || to == std::string::npos) return {};
-  std::istringstream list(help.substr(from + 8, to - from - 8));
-  std::vector<std::string> names;
-  for (std::string t; list >> t;) names.push_back(t);
-  return names;
-}
-
 class SeparableConvTiles : public testing::TestWithParam<std::string> {};
 
 TEST_P(SeparableConvTiles, EveryTileVerifies) {
   REQUIRE_GPU();
   const std::string& id = GetParam();
-  const std::vector<std::string> tiles = tiles_of(id);
+  const std::vector<std::string> tiles = ladder_test::help_choices(id, "--tile");
   ASSERT_FALSE(tiles.empty()) << id << " is declared TUNABLE but lists no --tile candidates";
   // Both global-access paths (width % 4 == 0 or not), halos wider than a tile, K = 1 and the largest K;
   // K = 11 and 23 (2 and 5 whole chunks of 4 taps: the chunk counts that leave step 10's row filter

@@ -19,7 +19,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -92,25 +91,12 @@ INSTANTIATE_TEST_SUITE_P(
                                      std::to_string(s.first) + "x" + std::to_string(s.second));
     });
 
-// The --variant names a step lists in its --help ("--variant WORD ... (one of: a b c; default a)").
-std::vector<std::string> variants_of(const std::string& id) {
-  const std::string help = ladder_test::run_step(id, {"--help"}).output;
-  const size_t flag = help.find("--variant");
-  if (flag == std::string::npos) return {};
-  const size_t from = help.find("(one of:", flag), to = help.find(';', from);
-  if (from == std::string::npos || to == std::string::npos) return {};
-  std::istringstream list(help.substr(from + 8, to - from - 8));
-  std::vector<std::string> names;
-  for (std::string v; list >> v;) names.push_back(v);
-  return names;
-}
-
 class TransposeVariants : public testing::TestWithParam<std::string> {};
 
 TEST_P(TransposeVariants, EveryVariantVerifies) {
   REQUIRE_GPU();
   const std::string& id = GetParam();
-  const std::vector<std::string> variants = variants_of(id);
+  const std::vector<std::string> variants = ladder_test::help_choices(id, "--variant");
   ASSERT_FALSE(variants.empty()) << id << " is declared TUNABLE but lists no --variant names";
   const std::vector<Shape> sizes = {{67, 131}, {136, 67}, {1023, 1024}, {2052, 1030}, {1025, 4097}};
   for (const std::string& v : variants)

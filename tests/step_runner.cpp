@@ -82,6 +82,18 @@ std::vector<std::string> tunable_steps(const std::string& folder) {
   return ids;
 }
 
+std::vector<std::string> help_choices(const std::string& id, const std::string& flag) {
+  const std::string help = run_step(id, {"--help"}).output;
+  const size_t at = help.find(flag + " ");
+  if (at == std::string::npos) return {};
+  const size_t from = help.find("(one of:", at), to = help.find(';', from);
+  if (from == std::string::npos || to == std::string::npos) return {};
+  std::istringstream list(help.substr(from + 8, to - from - 8));
+  std::vector<std::string> names;
+  for (std::string name; list >> name;) names.push_back(name);
+  return names;
+}
+
 std::vector<std::string> declared_folders() {
   std::vector<std::string> folders;
   for (const auto& [key, values] : folder_declarations())

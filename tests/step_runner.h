@@ -31,6 +31,9 @@ StepRun run_step(const std::string& id, const std::vector<std::string>& args);
 std::vector<std::string> folder_values(const std::string& folder, const std::string& key);
 // The ids of the folder's steps declared TUNABLE (add_step ... TUNABLE), in ladder order.
 std::vector<std::string> tunable_steps(const std::string& folder);
+// The values a step's --help lists for a choice flag ("--tile WORD ... (one of: a b c; default a)"):
+// the candidates of a tunable step. Empty when the step has no such flag.
+std::vector<std::string> help_choices(const std::string& id, const std::string& flag);
 // Every folder that declared itself.
 std::vector<std::string> declared_folders();
 // "--m 7 --n 33" -> {"--m", "7", "--n", "33"}.
