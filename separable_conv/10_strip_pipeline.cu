@@ -30,6 +30,7 @@
 // number of cp.async stages.
 // Source: beyond the posts. Run: build/bin/separable_conv_10_strip_pipeline [--tile 128x32_p4]
 #include "09_fused.cu"  // step 08's column-pass helpers: load_columns, store_columns, fma4, stage_taps
+#include "common/cp_async.cuh"
 
 #include <algorithm>
 #include <climits>
@@ -56,28 +57,6 @@ __host__ __device__ inline Layout layout(int k) {
   return {k / 2, k / 4, k % 4, 4 * (k / 4 + 1), 4 * ((k + 130 + 3) / 4)};
 }
 
-// ---- cp.async: global -> shared without passing through registers (sm_80+) --------------------
-// (Local to this step until common/ offers these wrappers.)
-// 16 bytes; .cg: cached in L2 only (each byte is read once from shared memory, nothing for L1 to
-// keep). src and dst 16-byte aligned, all 16 source bytes inside the image.
-__device__ __forceinline__ void copy16_async(float* dst, const float* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
-               "l"(__cvta_generic_to_global(src))
-               : "memory");
-}
-__device__ __forceinline__ void copy4_async(float* dst, const float* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
-               "l"(__cvta_generic_to_global(src))
-               : "memory");
-}
-// Closes this thread's group of copies issued since the last commit.
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// Waits until at most N of this thread's committed groups are still in flight.
-template <int N>
-__device__ __forceinline__ void wait_copies() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
 // Where column x of row y sits in its 16-byte piece of memory (0-3): the offset S at which the row,
 // staged from the piece's start, begins. Any width, any 4-byte aligned image pointer.
 __device__ __forceinline__ int row_offset(const float* img, int64_t y, int64_t x, int64_t width) {
@@ -102,21 +81,21 @@ __device__ __forceinline__ void stage_group(float* buf, int pitch, const float* 
     float* dst = buf + i * pitch;
     if (row_inside && columns_inside) {
       const float* src = in + y * width + cs + 4 * lane;
-      for (int c = lane; c < pieces; c += kLanes, src += 4 * kLanes) copy16_async(dst + 4 * c, src);
+      for (int c = lane; c < pieces; c += kLanes, src += 4 * kLanes) ladder::cp_async_16(dst + 4 * c, src);
       continue;
     }
     for (int c = lane; c < pieces; c += kLanes) {
       const int64_t x = cs + 4 * c;
       float* d = dst + 4 * c;
       if (row_inside && x >= 0 && x + 4 <= width) {
-        copy16_async(d, in + y * width + x);
+        ladder::cp_async_16(d, in + y * width + x);
       } else if (!row_inside || x + 4 <= 0 || x >= width) {
         *reinterpret_cast<float4*>(d) = make_float4(0.f, 0.f, 0.f, 0.f);
       } else {  // crosses a border: float by float. A 16-byte copy with a short src-size would
                 // still address 16 bytes, past the image's end on its last row (compute-sanitizer
                 // memcheck reports it), so only whole floats inside the row are copied.
         for (int e = 0; e < 4; ++e) {
-          if (x + e >= 0 && x + e < width) copy4_async(d + e, in + y * width + x + e);
+          if (x + e >= 0 && x + e < width) ladder::cp_async_4(d + e, in + y * width + x + e);
           else d[e] = 0.f;
         }
       }
@@ -303,7 +282,7 @@ strip_pipeline_pass(const float* __restrict__ in, float* __restrict__ out, const
   auto issue = [&](int64_t g) {
     if (g < groups)
       stage_group<kWarps>(buffer(g), t.pitch, in, y_in + first_row(g), rows_of(g), x0, t.r, width, height, lane, warp);
-    commit_copies();
+    ladder::cp_async_commit();
   };
 
   for (int g = 0; g < kStages - 1; ++g) issue(g);
@@ -313,7 +292,7 @@ strip_pipeline_pass(const float* __restrict__ in, float* __restrict__ out, const
     // Step 1: ask for group g + kStages - 1 (its buffer was last read before the previous
     // iteration's second barrier), then wait for group g.
     issue(g + kStages - 1);
-    wait_copies<kStages - 1>();
+    ladder::cp_async_wait<kStages - 1>();
     __syncthreads();
     // Step 2: the row pass of group g, into the mid rows after those already there.
     const int64_t u0 = first_row(g);

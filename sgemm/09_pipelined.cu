@@ -22,6 +22,7 @@
 // Source: beyond the posts (NVIDIA, CUDA C++ Programming Guide, "Asynchronous Data Copies";
 // CUTLASS's multistage mainloop). Run: build/bin/sgemm_09_pipelined --m 4096 [--tile NAME]
 #include "08_warptiling.cu"  // WarpTile, ATileMap, BTileMap, unchanged
+#include "common/cp_async.cuh"
 
 #include <iterator>
 #include <type_traits>
@@ -31,24 +32,6 @@ namespace sgemm::pipelined {
 using warptiling::ATileMap;
 using warptiling::BTileMap;
 using warptiling::WarpTile;
-
-// ---- cp.async ---------------------------------------------------------------------------------------
-// src-size < cp-size zero-fills the rest of the destination; a copy of 0 bytes still names a valid
-// address (the callers pass the matrix base).
-__device__ __forceinline__ void cp_async_4(float* smem_dst, const float* src, bool valid) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0));
-}
-// 16 bytes, cached in L2 only (.cg): other blocks re-read B from L2, this SM's L1 would not.
-__device__ __forceinline__ void cp_async_16(float* smem_dst, const float* src, bool valid) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>  // until at most N of this thread's committed groups are in flight
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
 
 // One block's tile of C = A·B (m x n, inner dimension k): the whole pipelined k loop and the store.
 // A's rows are lda floats apart (k for a whole GEMM; step 10 runs this on slices of k). A device
@@ -96,9 +79,9 @@ __device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int6
       const float* src = a_next + j * a_jstride;
       if constexpr (Guard) {
         const bool in = am.k < k_left && am.row0 + j * AMap::ROW_STEP < m_left;
-        cp_async_4(dst, in ? src : A, in);
+        ladder::cp_async_4(dst, in ? src : A, in);
       } else {
-        cp_async_4(dst, src, true);
+        ladder::cp_async_4(dst, src, true);
       }
     }
 #pragma unroll
@@ -112,8 +95,8 @@ __device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int6
         in = BMap::row(tid, j) < k_left && BMap::col(tid, j) < n_left;
         if (!in) src = B;
       }
-      if constexpr (VecB) cp_async_16(dst, src, in);
-      else cp_async_4(dst, src, in);
+      if constexpr (VecB) ladder::cp_async_16(dst, src, in);
+      else ladder::cp_async_4(dst, src, in);
     }
     a_next += BK;
     b_next += BK * n;
@@ -127,9 +110,9 @@ __device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int6
 #pragma unroll 1
   for (int s = 0; s < Stages - 1; ++s) {
     if (s < ktiles) issue(s, s);
-    cp_async_commit();
+    ladder::cp_async_commit();
   }
-  cp_async_wait<Stages - 2>();
+  ladder::cp_async_wait<Stages - 2>();
   __syncthreads();
 
   float acc[T::TM][T::TN] = {};
@@ -144,7 +127,7 @@ __device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int6
       if (p == BK - 1) {
         // Tile kt+1 has landed (all but the newest Stages - 2 groups are complete), and every
         // thread has read its last fragment of tile kt-1, whose stage the next issue overwrites.
-        cp_async_wait<Stages - 2>();
+        ladder::cp_async_wait<Stages - 2>();
         __syncthreads();
         rs = rs + 1 == Stages ? 0 : rs + 1;
       }
@@ -153,7 +136,7 @@ __device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int6
                    (p + 1) % BK);
       if (p == 0) {
         if (kt + Stages - 1 < ktiles) issue(kt + Stages - 1, ws);
-        cp_async_commit();
+        ladder::cp_async_commit();
         ws = ws + 1 == Stages ? 0 : ws + 1;
       }
       // Step 3: TM x TN FFMAs.
