@@ -5,6 +5,7 @@
 #include "common/nvtx.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ladder {
 
@@ -82,6 +83,19 @@ DeviceInfo init_device_if_present(const CommonOptions& opts) { return init(opts,
 
 std::string cuda_version_string(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+void require_shared_memory(const void* kernel, size_t bytes, const DeviceInfo& dev, const std::string& what) {
+  if (bytes <= 48 * 1024) return;
+  static std::map<const void*, size_t> granted;
+  if (granted[kernel] >= bytes) return;
+  int optin = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.index));
+  if (bytes > static_cast<size_t>(optin))
+    throw UsageError(what + " needs " + std::to_string(bytes) +
+                     " bytes of shared memory per block; this GPU allows " + std::to_string(optin));
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  granted[kernel] = bytes;
 }
 
 int resident_blocks(const DeviceInfo& dev, int threads_per_block) {

@@ -37,6 +37,12 @@ DeviceInfo init_device_if_present(const CommonOptions& opts);
 // kernels launch this many, read off the device, never hard-coded.
 int resident_blocks(const DeviceInfo& dev, int threads_per_block);
 
+// Opts `kernel` into `bytes` of dynamic shared memory per block where that is more than the 48 KB
+// every GPU gives without asking (cudaFuncSetAttribute, once per kernel and size: a host call
+// between the timing events would be timed as GPU time). More than this GPU allows per block is a
+// UsageError (exit 2) naming the bytes; `what` names the kernel in that message.
+void require_shared_memory(const void* kernel, size_t bytes, const DeviceInfo& dev, const std::string& what);
+
 struct Ceiling {
   std::string name;
   double value = 0;      // in `unit`

@@ -90,8 +90,8 @@ void launch_with_pitch(const Args& a, int pitch) {
   const dim3 block(kBlockX, kBlockY), grid = tile_grid(a.width, a.height, kBlockX, kBlockY);
   const size_t row_bytes = sizeof(float) * kBlockY * pitch;
   const size_t col_bytes = sizeof(float) * (kBlockY + a.taps - 1) * kBlockX;
-  require_shared_memory(reinterpret_cast<const void*>(row_pass_shared), row_bytes, *a.dev, "the row pass");
-  require_shared_memory(reinterpret_cast<const void*>(column_pass_shared), col_bytes, *a.dev, "the column pass");
+  ladder::require_shared_memory(reinterpret_cast<const void*>(row_pass_shared), row_bytes, *a.dev, "the row pass");
+  ladder::require_shared_memory(reinterpret_cast<const void*>(column_pass_shared), col_bytes, *a.dev, "the column pass");
   row_pass_shared<<<grid, block, row_bytes, a.stream>>>(a.in, a.tmp, a.width, a.height, a.taps, pitch);
   CUDA_CHECK_LAUNCH();
   column_pass_shared<<<grid, block, col_bytes, a.stream>>>(a.tmp, a.out, a.width, a.height, a.taps);

@@ -276,7 +276,7 @@ template <int kVec>
 void launch_row_pass(const Args& a) {
   const TapLayout t = tap_layout(a.taps);
   const size_t bytes = sizeof(float) * (t.row_len + kRowWarps * kRowsPerWarp * (kTileW + t.row_len));
-  require_shared_memory(reinterpret_cast<const void*>(row_pass_blocked<kVec>), bytes, *a.dev, "the row pass");
+  ladder::require_shared_memory(reinterpret_cast<const void*>(row_pass_blocked<kVec>), bytes, *a.dev, "the row pass");
   const dim3 grid = tile_grid(a.width, a.height, kTileW, kRowWarps * kRowsPerWarp);
   row_pass_blocked<kVec><<<grid, dim3(kLanes, kRowWarps), bytes, a.stream>>>(a.in, a.tmp, a.row_taps,
                                                                              a.width, a.height, a.taps);
@@ -288,7 +288,7 @@ struct ColumnPass {
   static void launch(const Args& a) {
     const TapLayout t = tap_layout(a.taps);
     const size_t bytes = sizeof(float) * (t.col_len + (kWarps * kP + t.col_len - 1) * kTileW);
-    require_shared_memory(reinterpret_cast<const void*>(column_pass_blocked<kVec, kWarps, kP, kMinBlocks>), bytes,
+    ladder::require_shared_memory(reinterpret_cast<const void*>(column_pass_blocked<kVec, kWarps, kP, kMinBlocks>), bytes,
                           *a.dev, "the column pass");
     const dim3 grid = tile_grid(a.width, a.height, kTileW, kWarps * kP);
     column_pass_blocked<kVec, kWarps, kP, kMinBlocks><<<grid, dim3(kLanes, kWarps), bytes, a.stream>>>(

@@ -75,7 +75,7 @@ struct FusedPass {
     const TapLayout t = tap_layout(a.taps);
     const size_t bytes =
         sizeof(float) * (t.row_len + t.col_len + (kWarps * kP + t.col_len - 1) * (kTileW + t.row_len));
-    require_shared_memory(reinterpret_cast<const void*>(fused_pass_blocked<kVec, kWarps, kP, kMinBlocks>), bytes,
+    ladder::require_shared_memory(reinterpret_cast<const void*>(fused_pass_blocked<kVec, kWarps, kP, kMinBlocks>), bytes,
                           *a.dev, "the fused pass");
     const dim3 grid = tile_grid(a.width, a.height, kTileW, kWarps * kP);
     fused_pass_blocked<kVec, kWarps, kP, kMinBlocks><<<grid, dim3(kLanes, kWarps), bytes, a.stream>>>(

@@ -368,7 +368,7 @@ struct StripPass {
     const int mid_rows = kTileH + a.taps - 1;
     const size_t bytes = sizeof(float) * (2 * static_cast<size_t>(t.taps_len) + static_cast<size_t>(mid_rows) * kTileW +
                                           static_cast<size_t>(kStages) * kGroupRows * t.pitch);
-    require_shared_memory(kernel, bytes, *a.dev, "the strip pass");
+    ladder::require_shared_memory(kernel, bytes, *a.dev, "the strip pass");
     const int per_sm = resident_per_sm(kernel, kWarps * kLanes, bytes);
     const Segments seg = segments(a.width, a.height, kTileH, int64_t(per_sm) * a.dev->sm_count);
     strip_pipeline_pass<kVec, kWarps, kP, kStages, kMinBlocks><<<dim3(seg.strips, seg.count), dim3(kLanes, kWarps), bytes,

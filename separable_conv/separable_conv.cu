@@ -15,7 +15,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -59,22 +58,6 @@ void reference_convolution(const float* in, const float* row_taps, const float* 
       }
     }
   }
-}
-
-void require_shared_memory(const void* kernel, size_t bytes, const ladder::DeviceInfo& dev,
-                           const std::string& what) {
-  if (bytes <= 48 * 1024) return;  // every GPU gives a block 48 KB without asking
-  // cudaFuncSetAttribute once per kernel and size: a host call between the timing events would be
-  // timed as GPU time.
-  static std::map<const void*, size_t> granted;
-  if (granted[kernel] >= bytes) return;
-  int optin = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.index));
-  if (bytes > static_cast<size_t>(optin))
-    throw ladder::UsageError(what + " needs " + std::to_string(bytes) +
-                             " bytes of shared memory per block; this GPU allows " + std::to_string(optin));
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  granted[kernel] = bytes;
 }
 
 namespace {

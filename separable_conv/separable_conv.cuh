@@ -121,9 +121,4 @@ inline dim3 tile_grid(int64_t width, int64_t height, int tile_w, int tile_h) {
   return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(std::min<int64_t>(tiles_y, 65535)));
 }
 
-// Opts a kernel into more than 48 KB of dynamic shared memory when it needs it; exit 2 naming the
-// bytes where this GPU has fewer per block (never on an H100 for K <= kMaxTaps).
-void require_shared_memory(const void* kernel, size_t bytes, const ladder::DeviceInfo& dev,
-                           const std::string& what);
-
 }  // namespace separable_conv

@@ -158,14 +158,9 @@ __global__ void __launch_bounds__(T::THREADS, MinBlocks)
 template <class T, int Stages, int MinBlocks>
 void launch_pipelined(const Gemm& g) {
   constexpr int kSmem = Stages * (T::AS_TILE + T::BS_TILE) * static_cast<int>(sizeof(float));
-  static bool configured = false;  // more than 48 KB of dynamic shared memory needs an opt-in
-  if (!configured) {
-    CUDA_CHECK(cudaFuncSetAttribute(sgemm_pipelined<T, Stages, MinBlocks, true>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-    CUDA_CHECK(cudaFuncSetAttribute(sgemm_pipelined<T, Stages, MinBlocks, false>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-    configured = true;
-  }
+  for (const void* k : {reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, true>),
+                        reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, false>)})
+    ladder::require_shared_memory(k, kSmem, *g.dev, "the pipelined tile");
   const TileGrid grid = tile_grid(g.m, g.n, T::BM, T::BN);
   auto kernel = g.n % 4 == 0 ? sgemm_pipelined<T, Stages, MinBlocks, true>  // 256-byte aligned bases
                              : sgemm_pipelined<T, Stages, MinBlocks, false>;

@@ -75,21 +75,17 @@ template <class T, int Stages, int MinBlocks>
 struct Sliced {
   static constexpr int kSmem = Stages * (T::AS_TILE + T::BS_TILE) * static_cast<int>(sizeof(float));
 
-  static void configure() {  // more than 48 KB of dynamic shared memory needs an opt-in
-    static bool done = false;
-    if (done) return;
-    CUDA_CHECK(cudaFuncSetAttribute(sgemm_split_k<T, Stages, MinBlocks, true>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-    CUDA_CHECK(cudaFuncSetAttribute(sgemm_split_k<T, Stages, MinBlocks, false>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-    done = true;
+  static void configure(const ladder::DeviceInfo& dev) {  // more than 48 KB needs an opt-in
+    for (const void* k : {reinterpret_cast<const void*>(sgemm_split_k<T, Stages, MinBlocks, true>),
+                          reinterpret_cast<const void*>(sgemm_split_k<T, Stages, MinBlocks, false>)})
+      ladder::require_shared_memory(k, kSmem, dev, "the split-k tile");
   }
 
   // Blocks of this tiling one SM holds (registers, shared memory, threads), on this GPU.
-  static int blocks_per_sm() {
+  static int blocks_per_sm(const ladder::DeviceInfo& dev) {
     static int blocks = 0;
     if (blocks == 0) {
-      configure();
+      configure(dev);
       CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_split_k<T, Stages, MinBlocks, true>,
                                                                T::THREADS, kSmem));
       if (blocks < 1) blocks = 1;
@@ -98,7 +94,7 @@ struct Sliced {
   }
 
   static void run(const Gemm& g, Split s) {
-    configure();
+    configure(*g.dev);
     const TileGrid grid = tile_grid(g.m, g.n, T::BM, T::BN);
     const int64_t stride = slice_stride(g.m, g.n);
     float* const out = s.slices == 1 ? g.C : static_cast<float*>(g.workspace);
@@ -117,7 +113,7 @@ struct Sliced {
 struct Candidate {
   const char* name;
   int bm, bn, bk;
-  int (*blocks_per_sm)();
+  int (*blocks_per_sm)(const ladder::DeviceInfo& dev);
   void (*run)(const Gemm& g, Split s);
 };
 
@@ -143,7 +139,7 @@ constexpr const char* kDefaultSplitTile = "128x256x32_8x16_w64x64_s3";
 // S: enough slices for tiles x S blocks to fill the block slots without passing them, each slice
 // at least kMinSlice of k; then kc rounded up to whole BK steps (so S may shrink).
 Split split_for(const Gemm& g, const Candidate& c) {
-  const int64_t slots = int64_t(g.dev->sm_count) * c.blocks_per_sm();
+  const int64_t slots = int64_t(g.dev->sm_count) * c.blocks_per_sm(*g.dev);
   const int64_t tiles_m = (g.m + c.bm - 1) / c.bm, tiles_n = (g.n + c.bn - 1) / c.bn;
   if (tiles_m >= slots || tiles_n >= slots || tiles_m * tiles_n >= slots) return {1, g.k};  // a wave
   int64_t slices = std::min(slots / (tiles_m * tiles_n), g.k / kMinSlice);
