@@ -8,8 +8,12 @@
 // the block tile from 64 x 64 to 128 x 128; 256 threads copy 1,024-element tiles, so each copies a
 // run of 4 consecutive elements of a tile row (one 64-bit offset per tile keeps registers down). The
 // kernel is a template over the tiling (Tiling<...>), so that step 06 can retune the same code.
+// Edges: a block whose tile of C lies inside C copies its tiles without bounds checks (all but the
+// last k step when k is not a multiple of BK); only edge blocks pay for the checks. With this many
+// multiply-adds per copied element the checks are still a large share of the loop's other
+// instructions (the chapter measures what dropping them is worth).
 // Costs: registers — 64 accumulators, 16 operands and the addresses. Left alone, ptxas (CUDA 13.0,
-// sm_90) takes 168 per thread and only one 256-thread block fits an SM's 64K registers; MinBlocks = 2
+// sm_90) takes 167 per thread and only one 256-thread block fits an SM's 64K registers; MinBlocks = 2
 // caps it at 128 (no spills), the post's two blocks per SM: 16 warps, 25% occupancy on an H100 (the
 // post: 94 registers, 33.3% on a GPU with 1,536 threads per SM). Large tiles also mean few blocks: a
 // 4096² C has 1,024 of them, 3.9 waves of 264 block slots; a 2048² C has 256, under one wave — the
@@ -57,16 +61,28 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   int64_t a_at = (t.row + a_row) * k + a_col;  // A[t.row + a_row][k0 + a_col], moving along k
   int64_t b_at = b_row * n + t.col + b_col;    // B[k0 + b_row][t.col + b_col], moving down k
 
+  // A block whose tile of C lies inside C copies whole tiles without checks until the last, partial
+  // k step: the checks are instructions in the loop that feeds the multiply-adds.
+  const bool inside = t.row + T::BM <= m && t.col + T::BN <= n;
+  const int64_t k_whole = k - k % T::BK;  // k steps before this are whole tiles along k
+
   float acc[T::TM][T::TN] = {};
   float a_frag[T::TM], b_frag[T::TN];
   for (int64_t k0 = 0; k0 < k; k0 += T::BK, a_at += T::BK, b_at += T::BK * n) {
     // Step 1: copy the tiles; zeros past the edges of A and B.
+    if (inside && k0 < k_whole) {
 #pragma unroll
-    for (int e = 0; e < T::kACopy; ++e)
-      As[a_row][a_col + e] = (a_row_in && k0 + a_col + e < k) ? A[a_at + e] : 0.0f;
+      for (int e = 0; e < T::kACopy; ++e) As[a_row][a_col + e] = A[a_at + e];
 #pragma unroll
-    for (int e = 0; e < T::kBCopy; ++e)
-      Bs[b_row][b_col + e] = (k0 + b_row < k && e < b_cols_left) ? B[b_at + e] : 0.0f;
+      for (int e = 0; e < T::kBCopy; ++e) Bs[b_row][b_col + e] = B[b_at + e];
+    } else {
+#pragma unroll
+      for (int e = 0; e < T::kACopy; ++e)
+        As[a_row][a_col + e] = (a_row_in && k0 + a_col + e < k) ? A[a_at + e] : 0.0f;
+#pragma unroll
+      for (int e = 0; e < T::kBCopy; ++e)
+        Bs[b_row][b_col + e] = (k0 + b_row < k && e < b_cols_left) ? B[b_at + e] : 0.0f;
+    }
     __syncthreads();
     // Step 2: per p, a column of TM values of As and a row of TN values of Bs into registers, and
     // their outer product into the TM x TN accumulators.
