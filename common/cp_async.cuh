@@ -2,13 +2,17 @@
 // now and completed later, so a kernel can have the next tiles in flight while it computes on this
 // one (sgemm 09-10, separable_conv 10). In SASS: LDGSTS.
 //
-//   cp_async_4 / cp_async_16   issue one copy; with valid = false nothing is read (src must still
-//                              be a valid address) and the destination is zero-filled
+//   cp_async_4 / cp_async_16   issue one copy; with a `valid` argument the instruction's
+//                              source-size form: valid = false reads nothing (src must still be a
+//                              valid address) and zero-fills the destination. Without it, the plain
+//                              form, which always reads (ptxas allocates registers differently
+//                              for the two; separable_conv 10 was tuned with the plain one)
 //   cp_async_commit            closes this thread's group of copies issued since the last commit
 //   cp_async_wait<N>           waits until at most N of this thread's committed groups are in flight
 //
-// Only the wait is a compiler memory barrier: a kernel orders the shared reads of a buffer before
-// the copies that refill it with __syncthreads(), as it must for the other threads anyway.
+// The wait and the plain copies are compiler memory barriers, the source-size copies and the commit
+// are not: a kernel orders the shared reads of a buffer before the copies that refill it with
+// __syncthreads(), as it must for the other threads anyway.
 // The 16-byte copy still addresses all 16 bytes when it zero-fills (compute-sanitizer memcheck
 // sees them): at an array's end copy float by float instead.
 #pragma once
@@ -17,15 +21,26 @@
 
 namespace ladder {
 
-// 4 bytes, cached in L1 and L2 (.ca).
-__device__ __forceinline__ void cp_async_4(float* smem_dst, const float* src, bool valid = true) {
+// 4 bytes, cached in L1 and L2 (.ca). Without `valid`: a copy that always reads its source (the
+// plain form of the instruction, no source-size operand).
+__device__ __forceinline__ void cp_async_4(float* smem_dst, const float* src) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(__cvta_generic_to_global(src))
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_4(float* smem_dst, const float* src, bool valid) {
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0));
 }
 
 // 16 bytes, cached in L2 only (.cg): the data lands in shared memory, L1 would keep a second copy.
 // smem_dst and src 16-byte aligned.
-__device__ __forceinline__ void cp_async_16(float* smem_dst, const float* src, bool valid = true) {
+__device__ __forceinline__ void cp_async_16(float* smem_dst, const float* src) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(__cvta_generic_to_global(src))
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_16(float* smem_dst, const float* src, bool valid) {
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
 }

@@ -23,7 +23,7 @@
 // the halo rows' row results kept; exact taps; 16-byte loads for every width.
 // Costs: shared memory for TH + K - 1 rows of row results plus 2-3 groups of 32 input rows
 // (62.6 KB at K = 17 with TH = 32: 3 blocks per SM; 148-198 KB at K = 127, 1 block per SM); 80
-// registers a thread with the default tile (120-128 with P = 8); the buffer move after each tile
+// registers a thread with the default tile (118-128 with P = 8); the buffer move after each tile
 // (K - 1 rows); four compiled copies of the row filter. Output stores as in step 08: float4 when
 // width % 4 == 0, else 4-byte stores, 128 consecutive bytes per warp and instruction.
 // --tile picks the tile (128 x TH, TH = warps x P), P outputs per thread down a column, and the
