@@ -98,7 +98,8 @@ TEST_P(TransposeVariants, EveryVariantVerifies) {
   const std::string& id = GetParam();
   const std::vector<std::string> variants = ladder_test::help_choices(id, "--variant");
   ASSERT_FALSE(variants.empty()) << id << " is declared TUNABLE but lists no --variant names";
-  const std::vector<Shape> sizes = {{67, 131}, {136, 67}, {96, 203}, {1023, 1024}, {2052, 1030}, {1025, 4097}};
+  const std::vector<Shape> sizes = {{67, 131},    {136, 67},    {96, 203},
+                                    {1023, 1024}, {2052, 1030}, {1025, 4097}};
   for (const std::string& v : variants)
     for (const Shape& s : sizes) {
       SCOPED_TRACE("--variant " + v + " at " + std::to_string(s.first) + " x " + std::to_string(s.second));

@@ -49,7 +49,7 @@ constexpr int kSector = 8;  // floats per 32-byte sector: the finest alignment a
 // Blocks per SM that __launch_bounds__ asks for, in 256-thread units: 6 x 256 threads of the 64 x 64
 // tile (40 registers a thread; unbounded, the compiler keeps every address of the tile loop in a
 // register: 106); the larger tiles hold twice the floats per thread: 4 x 256 threads, 64 registers.
-// Blocks of kWarps warps: as many threads per SM, in 8 / kWarps times as many blocks.
+// Blocks of kWarps warps: 8 / kWarps times as many blocks, rounded down (1 for 32 warps).
 template <int kR, int kC, int kWarps>
 constexpr int kMinBlocksPerSm = (kR * kC <= 64 * 64 ? 6 : 4) * 8 / kWarps;
 
@@ -174,9 +174,11 @@ struct Extent {
 // skip_first: pass 0 (the halo) is already in v[0], carried from the tile above.
 template <int kR, int kC, bool kSkewRows, int kAlign, bool kStream, bool kChecked>
 __device__ __forceinline__ void load_tile(const float* __restrict__ in, int64_t rows, int64_t cols,
-                                          int64_t r0, int64_t c0, const Lanes<kR, kC, kSkewRows, kAlign>& l,
-                                          const Extent& e, bool skip_first,
-                                          float (&v)[Geometry<kR, kC, kSkewRows, kAlign>::kInPasses][kC / 32],
+                                          int64_t r0, int64_t c0,
+                                          const Lanes<kR, kC, kSkewRows, kAlign>& l, const Extent& e,
+                                          bool skip_first,
+                                          float (&v)[Geometry<kR, kC, kSkewRows, kAlign>::kInPasses]
+                                                    [kC / 32],
                                           float& fix) {
   using G = Geometry<kR, kC, kSkewRows, kAlign>;
   constexpr int kVec = G::kVecIn;
@@ -210,9 +212,10 @@ __device__ __forceinline__ void load_tile(const float* __restrict__ in, int64_t 
 // the matrix every lane stores every element, lane 0's first a ones into the slots of the last a
 // columns; after __syncwarp the fix-up lanes store the right floats there.
 template <int kR, int kC, bool kSkewRows, int kAlign, bool kChecked>
-__device__ __forceinline__ void fill_tile(float (*tile)[kC + 1], const Lanes<kR, kC, kSkewRows, kAlign>& l,
-                                          const Extent& e,
-                                          const float (&v)[Geometry<kR, kC, kSkewRows, kAlign>::kInPasses][kC / 32],
+__device__ __forceinline__ void fill_tile(float (*tile)[kC + 1],
+                                          const Lanes<kR, kC, kSkewRows, kAlign>& l, const Extent& e,
+                                          const float (&v)[Geometry<kR, kC, kSkewRows, kAlign>::kInPasses]
+                                                          [kC / 32],
                                           float fix) {
   using G = Geometry<kR, kC, kSkewRows, kAlign>;
   constexpr int kVec = G::kVecIn;
@@ -282,7 +285,7 @@ transpose_sector_aligned(const float* __restrict__ in, float* __restrict__ out, 
   const int64_t k_first = t.row * tiles_per_block;
   const int64_t k_end = tiles - k_first < tiles_per_block ? tiles : k_first + tiles_per_block;
   // The skews are the same for every tile of the strip: tiles are kR rows apart, a whole number
-  // of sectors on both sides.
+  // of kAlign units on both sides.
   const Lanes<kR, kC, kSkewRows, kAlign> l(
       floats_past<G::kVecIn>(in, (k_first * kR - G::kHaloRows + w) * cols + c0),
       kSkewRows ? floats_past<kAlign>(out, (c0 + w) * rows + k_first * kR) : 0);
@@ -306,9 +309,11 @@ transpose_sector_aligned(const float* __restrict__ in, float* __restrict__ out, 
       for (int j = 0; j < G::kVecIn; ++j) v[0][j] = v[G::kInPasses - 1][j];
     }
     if (interior)
-      load_tile<kR, kC, kSkewRows, kAlign, kStream, false>(in, rows, cols, r0, c0, l, e, carried, v, fix);
+      load_tile<kR, kC, kSkewRows, kAlign, kStream, false>(in, rows, cols, r0, c0, l, e, carried, v,
+                                                           fix);
     else
-      load_tile<kR, kC, kSkewRows, kAlign, kStream, true>(in, rows, cols, r0, c0, l, e, carried, v, fix);
+      load_tile<kR, kC, kSkewRows, kAlign, kStream, true>(in, rows, cols, r0, c0, l, e, carried, v,
+                                                          fix);
     if (k > k_first) __syncthreads();  // the tile above has left `tile`
     if (interior)
       fill_tile<kR, kC, kSkewRows, kAlign, false>(tile, l, e, v, fix);
@@ -366,7 +371,8 @@ const std::vector<Variant> kVariants{
      "32 x 8 threads, 64 x 64 tile (+8-row halo), float2 row pieces skewed to 32-byte sectors, "
      "de-interleaved tile[72][65]"},
     {"64x64_b5", launch<64, 64, 1, false, kSector, 5>,
-     "64x64 with 5 blocks of 256 threads per SM: 48 registers, no spills"},
+     "32 x 8 threads, 64 x 64 tile (+8-row halo), float2 row pieces skewed to 32-byte sectors, "
+     "de-interleaved tile[72][65], 5 blocks per SM: 48 registers, no spills"},
     {"64x64_s2", launch<64, 64, 2, false>,
      "32 x 8 threads, 64 x 64 tiles (+8-row halo), 2 per block down a column, float2 row pieces "
      "skewed to 32-byte sectors, de-interleaved tile[72][65]"},
