@@ -74,12 +74,8 @@ __global__ void __launch_bounds__(kThreads)
 // As many blocks as fit on the device at once, or fewer when there are fewer rows.
 template <int kLanes>
 void average_rows_resident(const Args& a) {
-  static const int per_sm = [] {
-    int n = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, average_rows_vec2<kLanes>,
-                                                             kThreads, 0));
-    return n;
-  }();
+  static const int per_sm = ladder::blocks_per_sm(
+      *a.dev, reinterpret_cast<const void*>(average_rows_vec2<kLanes>), kThreads, 0);
   const int64_t rows = a.N * a.L, groups_per_block = kThreads / kLanes;
   const int64_t blocks = std::min<int64_t>((rows + groups_per_block - 1) / groups_per_block,
                                            static_cast<int64_t>(per_sm) * a.dev->sm_count);

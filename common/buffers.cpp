@@ -1,5 +1,10 @@
 #include "common/buffers.h"
 
+#include "common/cli.h"
+#include "common/device.h"
+
+#include <algorithm>
+
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
@@ -71,15 +76,22 @@ void require_memory(const MemoryNeeds& n, const std::string& what) {
   size_t dev_free = 0, dev_total = 0;
   const size_t dev_need = saturating_add(n.device, n.managed);
   if (dev_need > 0) CUDA_CHECK(cudaMemGetInfo(&dev_free, &dev_total));
+  // Under a device profile (LADDER_DEVICE_PROFILE) the card is only as large as the profile's.
+  if (const DeviceProfile* p = requested_device_profile(); p && dev_need > 0) {
+    const size_t used = dev_total - dev_free;
+    dev_free = std::min(dev_free, p->global_mem > used ? p->global_mem - used : 0);
+  }
+  const std::string smaller =
+      current_size_flags().empty() ? "" : "; a smaller size fits (" + current_size_flags() + ")";
   if (dev_need > 0 && saturating_add(dev_need, kDeviceMargin) > dev_free)
     throw CudaError(what + " needs " + format_bytes(dev_need) + " of device memory, " +
-                    format_bytes(dev_free) + " free");
+                    format_bytes(dev_free) + " free" + smaller);
 
   const size_t host_need = saturating_add(saturating_add(n.host, n.pinned), n.managed);
   size_t avail = host_bytes_available();
   if (host_need > 0 && avail > 0 && host_need > avail - avail / 10)
     throw CudaError(what + " needs " + format_bytes(host_need) + " of host memory, " +
-                    format_bytes(avail) + " available");
+                    format_bytes(avail) + " available" + smaller);
   size_t total = host_bytes_total();
   if (n.pinned > 0 && total > 0 && n.pinned > total / 2)
     throw CudaError(what + " needs " + format_bytes(n.pinned) +

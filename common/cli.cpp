@@ -61,9 +61,15 @@ std::string& usage_slot() {
   return text;
 }
 
+std::string& size_flags_slot() {
+  static std::string text;
+  return text;
+}
+
 }  // namespace
 
 const std::string& current_usage_text() { return usage_slot(); }
+const std::string& current_size_flags() { return size_flags_slot(); }
 
 bool parse_int64(const std::string& text, int64_t* out) {
   size_t pos = 0;
@@ -150,6 +156,9 @@ std::string Cli::usage() const {
 
 bool Cli::parse(int argc, const char* const* argv) {
   usage_slot() = usage();
+  size_flags_slot().clear();
+  for (const Flag& f : flags_)
+    if (f.size) size_flags_slot() += (size_flags_slot().empty() ? "--" : " --") + f.name;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + arg + "'");

@@ -23,6 +23,8 @@ struct CommonOptions {
 
 // The usage of the Cli that parsed last; printed after a usage error's one-line message.
 const std::string& current_usage_text();
+// The size flags of that Cli ("--rows --cols"): what the memory guard tells the user to lower.
+const std::string& current_size_flags();
 
 // Parses "123", "1e8", "2^28" and "2^28+5" exactly; rejects anything else (signs, fractions, junk).
 bool parse_int64(const std::string& text, int64_t* out);

@@ -15,41 +15,74 @@
 // __syncthreads(), as it must for the other threads anyway.
 // The 16-byte copy still addresses all 16 bytes when it zero-fills (compute-sanitizer memcheck
 // sees them): at an array's end copy float by float instead.
+//
+// Older targets: a fat binary also compiles these for sm_70/75, where the instruction does not
+// exist. There each wrapper traps (LADDER_CP_ASYNC_UNAVAILABLE); it never runs, because every step
+// that uses cp.async calls require_compute_capability(dev, 8, 0, ...) first and exits 2 on such GPUs.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define LADDER_CP_ASYNC_UNAVAILABLE __trap();
+#endif
+
 namespace ladder {
+
+// What a launcher checks before using the wrappers: exit 2 naming sm_80 on an older GPU.
+constexpr int kCpAsyncMajor = 8, kCpAsyncMinor = 0;
 
 // 4 bytes, cached in L1 and L2 (.ca). Without `valid`: a copy that always reads its source (the
 // plain form of the instruction, no source-size operand).
 __device__ __forceinline__ void cp_async_4(float* smem_dst, const float* src) {
+#ifdef LADDER_CP_ASYNC_UNAVAILABLE
+  LADDER_CP_ASYNC_UNAVAILABLE
+#else
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(__cvta_generic_to_global(src))
                : "memory");
+#endif
 }
 __device__ __forceinline__ void cp_async_4(float* smem_dst, const float* src, bool valid) {
+#ifdef LADDER_CP_ASYNC_UNAVAILABLE
+  LADDER_CP_ASYNC_UNAVAILABLE
+#else
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0));
+#endif
 }
 
 // 16 bytes, cached in L2 only (.cg): the data lands in shared memory, L1 would keep a second copy.
 // smem_dst and src 16-byte aligned.
 __device__ __forceinline__ void cp_async_16(float* smem_dst, const float* src) {
+#ifdef LADDER_CP_ASYNC_UNAVAILABLE
+  LADDER_CP_ASYNC_UNAVAILABLE
+#else
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(__cvta_generic_to_global(src))
                : "memory");
+#endif
 }
 __device__ __forceinline__ void cp_async_16(float* smem_dst, const float* src, bool valid) {
+#ifdef LADDER_CP_ASYNC_UNAVAILABLE
+  LADDER_CP_ASYNC_UNAVAILABLE
+#else
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
+#endif
 }
 
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_commit() {
+#ifndef LADDER_CP_ASYNC_UNAVAILABLE
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
 
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
+#ifndef LADDER_CP_ASYNC_UNAVAILABLE
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
 }
 
 }  // namespace ladder

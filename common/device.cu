@@ -5,11 +5,27 @@
 #include "common/nvtx.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 namespace ladder {
 
 namespace {
+
+constexpr size_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
+
+// Each GPU's limits as its CUDA properties report them (the CUDA C++ Programming Guide's table of
+// compute capabilities; SM counts, L2 and memory from the vendor's specifications).
+const DeviceProfile kProfiles[] = {
+    // key      gpu                 cc     SMs thr/SM blk/SM smem/block   smem/SM      L2         memory
+    {"v100",    "Tesla V100",       7, 0,  80, 2048, 32,  96 * KiB,  96 * KiB,  6 * MiB,  16 * GiB},
+    {"t4",      "Tesla T4",         7, 5,  40, 1024, 16,  64 * KiB,  64 * KiB,  4 * MiB,  15 * GiB},
+    {"a100",    "A100 40GB",        8, 0, 108, 2048, 32, 163 * KiB, 164 * KiB, 40 * MiB,  40 * GiB},
+    {"rtx3060", "GeForce RTX 3060", 8, 6,  28, 1536, 16,  99 * KiB, 100 * KiB,  3 * MiB,  12 * GiB},
+    {"l4",      "L4",               8, 9,  58, 1536, 24,  99 * KiB, 100 * KiB, 48 * MiB,  22 * GiB},
+    {"rtx4090", "GeForce RTX 4090", 8, 9, 128, 1536, 24,  99 * KiB, 100 * KiB, 72 * MiB,  24 * GiB},
+    {"rtx5090", "GeForce RTX 5090",12, 0, 170, 1536, 32,  99 * KiB, 100 * KiB, 96 * MiB,  32 * GiB},
+};
 
 DeviceInfo query(int index) {
   DeviceInfo d;
@@ -22,6 +38,11 @@ DeviceInfo query(int index) {
   d.cc_minor = p.minor;
   d.sm_count = p.multiProcessorCount;
   d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+  d.regs_per_sm = p.regsPerMultiprocessor;
+  d.smem_per_block_optin = p.sharedMemPerBlockOptin;
+  d.smem_per_sm = p.sharedMemPerMultiprocessor;
+  d.smem_reserved_per_block = p.reservedSharedMemPerBlock;
   d.global_mem = p.totalGlobalMem;
   d.l2_bytes = static_cast<size_t>(p.l2CacheSize);
   int mem_khz = 0, bus_bits = 0;
@@ -50,8 +71,46 @@ DeviceInfo select_device(const CommonOptions& opts, bool gpu_required) {
   return query(opts.device);
 }
 
+// A kernel of this library, compiled for the same architectures as every step: if the driver finds
+// no code for the device in it (a build for sm_90 run on a T4), no step's kernel will launch either.
+__global__ void probe_kernel() {}
+
+void require_code_for(const DeviceInfo& d) {
+  cudaFuncAttributes a{};
+  const cudaError_t err = cudaFuncGetAttributes(&a, probe_kernel);
+  if (err == cudaSuccess) return;
+  cudaGetLastError();
+  if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction ||
+      err == cudaErrorUnsupportedPtxVersion)
+    throw UsageError("this executable has no code for " + d.name + " (" + sm_string(d) +
+                     "): rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(d.cc_major) +
+                     std::to_string(d.cc_minor) + " (or native)");
+  throw_cuda_error(err, "cudaFuncGetAttributes(probe_kernel)", __FILE__, __LINE__);
+}
+
+// The profile's limits wherever they are smaller than the real device's; its compute capability.
+void apply_profile(DeviceInfo& d, const DeviceProfile& p) {
+  d.name = std::string(p.gpu) + " (profile " + p.key + " on " + d.name + ")";
+  d.profile = p.key;
+  d.cc_major = p.cc_major;
+  d.cc_minor = p.cc_minor;
+  d.sm_count = std::min(d.sm_count, p.sm_count);
+  d.max_threads_per_sm = std::min(d.max_threads_per_sm, p.max_threads_per_sm);
+  d.max_blocks_per_sm = std::min(d.max_blocks_per_sm, p.max_blocks_per_sm);
+  d.smem_per_block_optin = std::min(d.smem_per_block_optin, p.smem_per_block_optin);
+  d.smem_per_sm = std::min(d.smem_per_sm, p.smem_per_sm);
+  if (p.cc_major < 8) d.smem_reserved_per_block = 0;
+  d.l2_bytes = std::min(d.l2_bytes, p.l2_bytes);
+  d.global_mem = std::min(d.global_mem, p.global_mem);
+}
+
 DeviceInfo init(const CommonOptions& opts, bool gpu_required) {
+  const DeviceProfile* profile = requested_device_profile();
   DeviceInfo d = select_device(opts, gpu_required);
+  if (d.present) {
+    require_code_for(d);
+    if (profile) apply_profile(d, *profile);
+  }
   d.runtime_version = CUDART_VERSION;
   if (cudaDriverGetVersion(&d.driver_version) != cudaSuccess) d.driver_version = 0;
   cudaGetLastError();
@@ -81,21 +140,102 @@ __global__ void copy_float4(const float4* __restrict__ src, float4* __restrict__
 DeviceInfo init_device(const CommonOptions& opts) { return init(opts, true); }
 DeviceInfo init_device_if_present(const CommonOptions& opts) { return init(opts, false); }
 
+const DeviceProfile* device_profiles(size_t* count) {
+  *count = std::size(kProfiles);
+  return kProfiles;
+}
+
+const DeviceProfile* requested_device_profile() {
+  const char* want = std::getenv("LADDER_DEVICE_PROFILE");
+  if (!want || !*want) return nullptr;
+  std::string known;
+  for (const DeviceProfile& p : kProfiles) {
+    if (want == std::string(p.key)) return &p;
+    known += (known.empty() ? "" : ", ") + std::string(p.key);
+  }
+  throw UsageError("LADDER_DEVICE_PROFILE=" + std::string(want) + " is no known profile (known: " +
+                   known + ")");
+}
+
+std::string sm_string(const DeviceInfo& dev) {
+  return "sm_" + std::to_string(dev.cc_major) + std::to_string(dev.cc_minor);
+}
+
+void require_compute_capability(const DeviceInfo& dev, int major, int minor, const std::string& feature) {
+  if (dev.cc_major > major || (dev.cc_major == major && dev.cc_minor >= minor)) return;
+  throw UsageError(feature + " needs sm_" + std::to_string(major) + std::to_string(minor) +
+                   " or newer; this GPU (" + dev.name + ") is " + sm_string(dev));
+}
+
+void require_exact_compute_capability(const DeviceInfo& dev, int major, int minor, const std::string& feature) {
+  if (dev.cc_major == major && dev.cc_minor == minor) return;
+  throw UsageError(feature + " runs on sm_" + std::to_string(major) + std::to_string(minor) +
+                   " GPUs only; this GPU (" + dev.name + ") is " + sm_string(dev));
+}
+
+namespace {
+
+size_t& largest_smem_slot() {
+  static size_t largest = 0;
+  return largest;
+}
+
+// Static + dynamic shared memory of one block of `kernel`, remembered for the report (asked of the
+// driver once per kernel and size: launchers call this on every launch).
+void note_shared_memory(const void* kernel, size_t dynamic_smem) {
+  static std::map<const void*, size_t> noted;
+  auto it = noted.find(kernel);
+  if (it != noted.end() && it->second == dynamic_smem) return;
+  noted[kernel] = dynamic_smem;
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+  largest_smem_slot() = std::max(largest_smem_slot(), a.sharedSizeBytes + dynamic_smem);
+}
+
+// Raises `kernel`'s dynamic shared memory limit to `bytes` where that is over the 48 KB every GPU
+// gives without asking; never lowers it (cudaFuncSetAttribute, once per kernel and size: a host call
+// between the timing events would be timed as GPU time).
+void grant_dynamic_shared_memory(const void* kernel, size_t bytes) {
+  if (bytes <= 48 * 1024) return;
+  static std::map<const void*, size_t> granted;
+  if (granted[kernel] >= bytes) return;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  granted[kernel] = bytes;
+}
+
+}  // namespace
+
+size_t largest_shared_memory_per_block() { return largest_smem_slot(); }
+
+int blocks_per_sm(const DeviceInfo& dev, const void* kernel, int threads, size_t dynamic_smem) {
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+  if (a.sharedSizeBytes + dynamic_smem > dev.smem_per_block_optin) return 0;
+  grant_dynamic_shared_memory(kernel, dynamic_smem);  // the calculator counts only what launches
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic_smem));
+  if (dev.profile.empty()) return blocks;
+  // The profile's caps: the calculator above knows only the real device.
+  const size_t per_block = a.sharedSizeBytes + dynamic_smem + dev.smem_reserved_per_block;
+  const int warps = (threads + 31) / 32;
+  blocks = std::min(blocks, dev.max_threads_per_sm / (warps * 32));
+  blocks = std::min(blocks, dev.max_blocks_per_sm);
+  if (per_block > 0) blocks = std::min(blocks, static_cast<int>(dev.smem_per_sm / per_block));
+  return std::max(blocks, 0);
+}
+
 std::string cuda_version_string(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
+
 void require_shared_memory(const void* kernel, size_t bytes, const DeviceInfo& dev, const std::string& what) {
-  if (bytes <= 48 * 1024) return;
-  static std::map<const void*, size_t> granted;
-  if (granted[kernel] >= bytes) return;
-  int optin = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.index));
-  if (bytes > static_cast<size_t>(optin))
+  note_shared_memory(kernel, bytes);
+  if (bytes > 48 * 1024 && bytes > dev.smem_per_block_optin)
     throw UsageError(what + " needs " + std::to_string(bytes) +
-                     " bytes of shared memory per block; this GPU allows " + std::to_string(optin));
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  granted[kernel] = bytes;
+                     " bytes of shared memory per block; this GPU (" + dev.name + ") allows " +
+                     std::to_string(dev.smem_per_block_optin));
+  grant_dynamic_shared_memory(kernel, bytes);
 }
 
 int resident_blocks(const DeviceInfo& dev, int threads_per_block) {

@@ -10,13 +10,43 @@
 
 namespace ladder {
 
+// A smaller GPU to pretend to be: LADDER_DEVICE_PROFILE=t4 (docs/contract.md, "Device profiles").
+// Its limits replace the real device's wherever they are smaller, and its compute capability
+// replaces the real one, so every decision a step takes from DeviceInfo — the tile that fits, the
+// grid that fills the SMs, the features it may use, the memory the guard allows — is the one it
+// would take on that GPU. The kernels still run on the real GPU at its speed: a profile proves that
+// a step adapts or refuses cleanly, never how fast it would run there.
+struct DeviceProfile {
+  const char* key;                 // "t4": the value of LADDER_DEVICE_PROFILE
+  const char* gpu;                 // "Tesla T4"
+  int cc_major, cc_minor;
+  int sm_count;
+  int max_threads_per_sm;
+  int max_blocks_per_sm;
+  size_t smem_per_block_optin;     // cudaDevAttrMaxSharedMemoryPerBlockOptin
+  size_t smem_per_sm;              // cudaDevAttrMaxSharedMemoryPerMultiprocessor
+  size_t l2_bytes;
+  size_t global_mem;               // the card's memory; the guard allows no more than this
+};
+// The profiles this harness knows, oldest architecture first.
+const DeviceProfile* device_profiles(size_t* count);
+// The profile LADDER_DEVICE_PROFILE names, or nullptr when it is unset or empty; an unknown name is
+// a UsageError (exit 2) listing the known ones.
+const DeviceProfile* requested_device_profile();
+
 struct DeviceInfo {
   bool present = false;          // false only for CPU steps on a machine without a GPU
   int index = 0;
-  std::string name = "none";
+  std::string name = "none";     // under a profile: "Tesla T4 (profile t4 on NVIDIA H100 80GB HBM3)"
+  std::string profile;           // "" or the active profile's key
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int regs_per_sm = 0;
+  size_t smem_per_block_optin = 0;   // the most dynamic + static shared memory one block may have
+  size_t smem_per_sm = 0;
+  size_t smem_reserved_per_block = 0;  // what the system keeps of each block's share (1 KB on sm_80+)
   size_t global_mem = 0;
   size_t l2_bytes = 0;
   double theoretical_gbps = 0;   // 2 * memory clock * bus width (DDR), from the device attributes
@@ -33,6 +63,25 @@ DeviceInfo init_device(const CommonOptions& opts);
 // As init_device, but a machine without a GPU gives present == false instead of exit 77.
 DeviceInfo init_device_if_present(const CommonOptions& opts);
 
+// "sm_75": what a message names.
+std::string sm_string(const DeviceInfo& dev);
+
+// A step whose technique needs a newer GPU (cp.async: 8.0; wgmma: 9.0) calls this before launching:
+// on an older device (or profile) it throws UsageError (exit 2) with one line naming the feature,
+// what it needs and what the device has: "cp.async needs sm_80 or newer; this GPU (Tesla T4) is
+// sm_75". Device code for older targets guards the instruction with __CUDA_ARCH__ (it never runs).
+void require_compute_capability(const DeviceInfo& dev, int major, int minor, const std::string& feature);
+// For architecture-specific features (sm_90a: wgmma, setmaxnreg), which no later GPU runs either.
+void require_exact_compute_capability(const DeviceInfo& dev, int major, int minor, const std::string& feature);
+
+// How many blocks of `kernel` (launched with `threads` threads and `dynamic_smem` bytes of dynamic
+// shared memory) fit on one SM at once: the CUDA occupancy calculator on the real device, capped by
+// the profile's shared memory, threads and blocks per SM. 0 means the block does not fit at all
+// (more shared memory than the GPU gives one block). Safe to ask of every candidate a tunable step
+// considers: over 48 KB it raises the kernel's opt-in, which only require_shared_memory — called for
+// the kernel that launches — reports.
+int blocks_per_sm(const DeviceInfo& dev, const void* kernel, int threads, size_t dynamic_smem);
+
 // How many resident 256-thread blocks fill the device: SMs x (threads per SM / 256). Grid-stride
 // kernels launch this many, read off the device, never hard-coded.
 int resident_blocks(const DeviceInfo& dev, int threads_per_block);
@@ -42,6 +91,10 @@ int resident_blocks(const DeviceInfo& dev, int threads_per_block);
 // between the timing events would be timed as GPU time). More than this GPU allows per block is a
 // UsageError (exit 2) naming the bytes; `what` names the kernel in that message.
 void require_shared_memory(const void* kernel, size_t bytes, const DeviceInfo& dev, const std::string& what);
+
+// The most shared memory (static + dynamic) of one block among the kernels this process passed to
+// require_shared_memory: the record's extra.smem_per_block_bytes (0: none).
+size_t largest_shared_memory_per_block();
 
 struct Ceiling {
   std::string name;

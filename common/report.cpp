@@ -140,7 +140,11 @@ std::string to_json(const Result& r) {
       .field("folder", r.step.folder)
       .field("series", r.step.series)
       .field("index", r.step.index)
-      .field("device", r.device.name)
+      .field("device", r.device.name);
+  if (r.device.profile.empty()) j.null_field("device_profile");
+  else j.field("device_profile", r.device.profile);
+  j.field("cc", r.device.present ? std::to_string(r.device.cc_major) + "." + std::to_string(r.device.cc_minor)
+                                 : std::string("none"))
       .field("cuda", cuda_version_string(r.device.runtime_version))
       .field("date", utc_date());
   j.begin_object("size");
@@ -166,6 +170,8 @@ std::string to_json(const Result& r) {
     j.null_field("ceiling");
   }
   j.field("pct_of_ceiling", r.pct_of_ceiling());
+  if (r.choice.empty()) j.null_field("choice");
+  else j.field("choice", r.choice);
   j.begin_object("extra");
   for (const Extra& e : r.extras) j.field(e.key, e.value);
   j.end_object();
@@ -182,6 +188,7 @@ void print_human(std::FILE* to, const Result& r) {
                  cuda_version_string(r.device.runtime_version).c_str());
   else
     std::fprintf(to, "device   none (CPU step)\n");
+  if (!r.choice.empty()) std::fprintf(to, "choice   %s\n", r.choice.c_str());
   std::fprintf(to, "problem ");
   for (const auto& [k, v] : r.size) std::fprintf(to, " %s=%lld", k.c_str(), static_cast<long long>(v));
   std::fprintf(to, "\n");
@@ -206,7 +213,12 @@ void print_human(std::FILE* to, const Result& r) {
   for (const std::string& n : r.notes) std::fprintf(to, "note     %s\n", n.c_str());
 }
 
-int finish(const Result& r, const CommonOptions& opts) {
+int finish(const Result& result, const CommonOptions& opts) {
+  Result r = result;
+  // The most shared memory one block of this run asked for (common/device.h), for the tables of
+  // which GPU runs what.
+  if (const size_t smem = largest_shared_memory_per_block(); smem > 0)
+    r.extras.push_back({"smem_per_block_bytes", static_cast<double>(smem), "bytes"});
   r.check.print(stderr, r.step.id + " verification failed");
   print_human(stdout, r);
   if (opts.json) std::printf("%s\n", to_json(r).c_str());

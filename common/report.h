@@ -45,6 +45,9 @@ struct Result {
   // where the ceiling's own time also runs until the answer exists (reduction's host finish).
   std::string metric_from = "kernel_ms";
   std::optional<Ceiling> ceiling;
+  // What a tunable step chose for this device and problem ("128x256x16_8x16_w64x64_s2: the
+  // default for 132 SMs, 1 block per SM"), or what --tile / --variant named; "" for other steps.
+  std::string choice;
   std::vector<Extra> extras;    // other measured numbers (transfer floors, faulting times)
   std::vector<std::string> notes;  // human-only lines
 

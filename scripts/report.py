@@ -14,6 +14,9 @@ Standard library only; matplotlib is optional (charts), with a plain-text chart 
                                     DIR, or run_all.sh with size flags): its records are reached as
                                     LABEL:STEP_ID in value markers and by ladder-sweep blocks
 
+  report.py --gpu-matrix DIR         the tables of scripts/profile_matrix.sh: per folder, what each step
+                                    does under each device profile
+
 A RUN_DIR is what scripts/run_all.sh writes: one <folder>_<step>.json record per step that finished,
 failures.tsv for the ones that did not.
 
@@ -24,6 +27,10 @@ The generated blocks of a chapter (everything between the markers is replaced):
   <!-- ladder-summary -->...<!-- /ladder-summary -->               best step per folder vs its bar
   <!-- ladder-sweep FOLDER LABEL -->...<!-- /ladder-sweep -->      % of ceiling, sizes x steps, of
                                                                    the labelled run
+  <!-- ladder-gpus FOLDER LABEL -->...<!-- /ladder-gpus -->        what each step does on each GPU, from
+                                                                   a scripts/profile_matrix.sh --out DIR
+                                                                   passed as LABEL=DIR
+  <!-- ladder-gpus-summary LABEL -->...<!-- /ladder-gpus-summary --> the same, one line per folder
   <!-- v STEP_ID FIELD -->...<!-- /v -->                           one number from one record
                                                                    (LABEL:STEP_ID for a labelled run)
 FIELD: kernel_ms, total_ms, metric, pct_of_ceiling, ceiling, speedup:OTHER_STEP (kernel time of
@@ -344,7 +351,7 @@ def report(run_dir):
 
 # ---- chapters -----------------------------------------------------------------------------------
 
-BLOCK = re.compile(r"(<!-- (ladder-table|ladder-chart|ladder-run|ladder-summary|ladder-sweep)([^>]*?) -->)(.*?)(<!-- /\2 -->)", re.S)
+BLOCK = re.compile(r"(<!-- (ladder-table|ladder-chart|ladder-run|ladder-summary|ladder-sweep|ladder-gpus|ladder-gpus-summary)([^>]*?) -->)(.*?)(<!-- /\2 -->)", re.S)
 VALUE = re.compile(r"(<!-- v (\S+) (\S+) -->)(.*?)(<!-- /v -->)", re.S)
 
 
@@ -404,13 +411,147 @@ def sweep_table(records):
     return "\n".join(lines)
 
 
-def rewrite(text, groups, by_id, charts, problems, where, labelled=None):
+# ---- which GPU runs what (scripts/profile_matrix.sh) ---------------------------------------------
+
+# The device profiles in the order of the tables (docs/contract.md): key, column title, compute capability.
+PROFILES = [("v100", "V100", 70), ("t4", "T4", 75), ("a100", "A100", 80), ("rtx3060", "RTX 3060", 86),
+            ("l4", "L4", 89), ("rtx4090", "RTX 4090", 89), ("rtx5090", "RTX 5090", 120)]
+
+
+def is_matrix(d):
+    return os.path.isdir(os.path.join(d, "none"))
+
+
+def load_matrix(d):
+    """{step_id: {profile: ("runs", record) | ("exit 2", reason)}}, plus the static shared memory
+    of each step's executable, from a scripts/profile_matrix.sh --out directory."""
+    steps, static_smem = {}, {}
+    for profile in ["none"] + [p[0] for p in PROFILES]:
+        pdir = os.path.join(d, profile)
+        for path in sorted(glob.glob(os.path.join(pdir, "*.json"))):
+            try:
+                r = load(path)
+            except (ValueError, OSError):
+                continue
+            steps.setdefault(r["step"], {})[profile] = ("runs", r)
+        for path in sorted(glob.glob(os.path.join(pdir, "*.err"))) + sorted(glob.glob(os.path.join(pdir, "*.bug"))):
+            name = os.path.basename(path).rsplit(".", 1)[0]
+            step_id = name.replace("_", "/", 1)
+            with open(path) as f:
+                text = f.read().strip()
+            kind = "exit 2" if path.endswith(".err") else "FAILS"
+            steps.setdefault(step_id, {})[profile] = (kind, text)
+        for path in glob.glob(os.path.join(pdir, "*.static_smem")):
+            with open(path) as f:
+                v = f.read().strip()
+            if v.isdigit():
+                static_smem[os.path.basename(path).rsplit(".", 1)[0].replace("_", "/", 1)] = int(v)
+    return steps, static_smem
+
+
+def short_reason(text):
+    """'the strip pass needs 70000 bytes of shared memory per block; this GPU ...' -> the part before ';'."""
+    return text.split(";")[0].replace("|", "/")
+
+
+def choice_name(r):
+    c = r.get("choice") or ""
+    return c.split(":")[0].split(" (")[0].strip()
+
+
+def reference_record(outcomes):
+    """The step's record on the real GPU (no profile), or {}."""
+    ref = outcomes.get("none")
+    return ref[1] if ref and ref[0] == "runs" else {}
+
+
+def gpu_cell(outcome, reference):
+    kind, v = outcome
+    if kind == "runs":
+        c = choice_name(v)
+        return f"adapts: {c}" if c and c != choice_name(reference) else "runs"
+    if kind == "exit 2":
+        return f"exit 2: {short_reason(v)}"
+    return "**FAILS**"
+
+
+def gpu_table(folder, steps, static_smem):
+    cols = [p for p in PROFILES]
+    lines = ["| step | oldest GPU | shared memory per block | H100 (sm_90) | " +
+             " | ".join(f"{title} (sm_{cc})" for _, title, cc in cols) + " |",
+             "|---|---|---:|---|" + "---|" * len(cols)]
+    for step_id in sorted(s for s in steps if s.split("/")[0] == folder):
+        outcomes = steps[step_id]
+        ref = outcomes.get("none")
+        ref_rec = reference_record(outcomes)
+        runs_on = [cc for key, _, cc in cols if outcomes.get(key, ("", ""))[0] == "runs"]
+        oldest = f"sm_{min(runs_on)}" if runs_on else ("sm_90 only" if ref_rec else "-")
+        smem = max(static_smem.get(step_id, 0),
+                   int((ref_rec.get("extra") or {}).get("smem_per_block_bytes", 0)))
+        smem_text = f"{smem / 1024:.1f} KB" if smem else "none"
+        h100 = (f"runs: {choice_name(ref_rec)}" if choice_name(ref_rec) else "runs") if ref_rec else \
+            (gpu_cell(ref, {}) if ref else "-")
+        cells = [gpu_cell(outcomes[key], ref_rec) if key in outcomes else "-" for key, _, _ in cols]
+        lines.append(f"| {step_id.split('/', 1)[1]} | {oldest} | {smem_text} | {h100} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def gpu_summary(steps):
+    folders = sorted({s.split("/")[0] for s in steps})
+    lines = ["| folder | steps | " + " | ".join(f"{title} (sm_{cc})" for _, title, cc in PROFILES) + " |",
+             "|---|---:|" + "---|" * len(PROFILES)]
+    for folder in folders:
+        ids = [s for s in steps if s.split("/")[0] == folder]
+        cells = []
+        for key, _, _ in PROFILES:
+            out = [steps[s].get(key, ("-", "")) for s in ids]
+            runs = sum(1 for o in out if o[0] == "runs")
+            adapts = sum(1 for s, o in zip(ids, out)
+                         if o[0] == "runs" and gpu_cell(o, reference_record(steps[s])).startswith("adapts"))
+            refused = sum(1 for o in out if o[0] == "exit 2")
+            bad = sum(1 for o in out if o[0] == "FAILS")
+            text = f"{runs} run" + (f" ({adapts} adapt)" if adapts else "")
+            if refused:
+                text += f", {refused} exit 2"
+            if bad:
+                text += f", **{bad} FAIL**"
+            cells.append(text)
+        lines.append(f"| [{folder}]({folder}/README.md) | {len(ids)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def gpu_matrix(d):
+    steps, static_smem = load_matrix(d)
+    if not steps:
+        print(f"{d}: no records", file=sys.stderr)
+        return 1
+    for folder in sorted({s.split("/")[0] for s in steps}):
+        print(f"\n## {folder}\n\n{gpu_table(folder, steps, static_smem)}")
+    print(f"\n## all folders\n\n{gpu_summary(steps)}")
+    return 1 if any(o[0] == "FAILS" for v in steps.values() for o in v.values()) else 0
+
+
+def rewrite(text, groups, by_id, charts, problems, where, labelled=None, matrices=None):
     labelled = labelled or {}
+    matrices = matrices or {}
 
     def block(m):
         kind, args = m.group(2), m.group(3).split()
         if kind == "ladder-summary":
             return f"{m.group(1)}\n{summary(groups)}\n{m.group(5)}"
+        if kind in ("ladder-gpus", "ladder-gpus-summary"):
+            folder, label = (args + ["", ""])[:2] if kind == "ladder-gpus" else ("", (args + [""])[0])
+            if label not in matrices:
+                problems.append(f"{where}: no profile matrix labelled {label!r}")
+                return m.group(0)
+            steps, static_smem = matrices[label]
+            any_step = next(r for o in steps.values() for k, r in o.values() if k == "runs")
+            line = (f"One run per step at its default size under each device profile on "
+                    f"{any_step['device'].split(' (profile')[0]}, CUDA {any_step['cuda']}, {any_step['date']} "
+                    f"(`scripts/profile_matrix.sh`).")
+            if kind == "ladder-gpus-summary":
+                return f"{m.group(1)}\n{gpu_summary(steps)}\n\n{line}\n{m.group(5)}"
+            return f"{m.group(1)}\n{gpu_table(folder, steps, static_smem)}\n\n{line}\n{m.group(5)}"
         if kind == "ladder-sweep":
             folder, label = (args + ["", ""])[:2]
             records = [r for r in labelled.get(label, []) if r["folder"] == folder]
@@ -446,9 +587,12 @@ def rewrite(text, groups, by_id, charts, problems, where, labelled=None):
 
 
 def chapters(run_dirs, only=None):
-    by_id, labelled = {}, {}
+    by_id, labelled, matrices = {}, {}, {}
     for arg in run_dirs:
         label, d = arg.split("=", 1) if "=" in arg else ("", arg)
+        if label and is_matrix(d):
+            matrices[label] = load_matrix(d)
+            continue
         for r in load_run(d)[0]:
             if label:
                 labelled.setdefault(label, []).append(r)
@@ -478,7 +622,7 @@ def chapters(run_dirs, only=None):
         for n, line in enumerate(text.splitlines(), 1):
             if line.startswith("<!-- v "):  # CommonMark starts an HTML block there: the paragraph breaks
                 problems.append(f"{where}:{n}: a value marker starts the line; move a word in front of it")
-        new = rewrite(text, groups, by_id, charts, problems, where, labelled)
+        new = rewrite(text, groups, by_id, charts, problems, where, labelled, matrices)
         if new != text:
             with open(path, "w") as f:
                 f.write(new)
@@ -492,6 +636,8 @@ def main(argv):
     if len(argv) == 3 and argv[1] == "--one-line":
         print(one_line(load(argv[2])))
         return 0
+    if len(argv) == 3 and argv[1] == "--gpu-matrix":
+        return gpu_matrix(argv[2])
     if len(argv) >= 3 and argv[1] == "--chapters":
         if len(argv) >= 5 and argv[2] == "--only":  # --only vector_add,.: these chapters ("." README.md)
             return chapters(argv[4:], set(argv[3].split(",")))

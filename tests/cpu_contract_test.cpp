@@ -18,14 +18,6 @@ std::vector<std::string> size_flags(const std::string& id) {
   return v.empty() ? std::vector<std::string>{} : ladder_test::split_args(v.front());
 }
 
-// The step's small test size ("--n 1000003"): its own TEST_ARGS, or else its folder's.
-std::vector<std::string> small_size(const std::string& id) {
-  const std::string folder = ladder_test::folder_of(id);
-  auto v = ladder_test::folder_values(folder, "test_args." + id.substr(id.find('/') + 1));
-  if (v.empty()) v = ladder_test::folder_values(folder, "test_args");
-  return v.empty() ? std::vector<std::string>{} : ladder_test::split_args(v.front());
-}
-
 bool is_cpu_step(const std::string& id) { return id.size() > 4 && id.substr(id.size() - 4) == "_cpu"; }
 
 class StepContract : public testing::TestWithParam<std::string> {};
@@ -56,7 +48,7 @@ TEST_P(StepContract, HelpExitsZero) {
 // same path; on a GPU machine it is the only way to reach it, so the test runs everywhere.
 TEST_P(StepContract, NoDeviceExits77) {
   const std::string& id = GetParam();
-  std::vector<std::string> args = small_size(id);
+  std::vector<std::string> args = ladder_test::test_size(id);
   args.insert(args.end(), {"--no-ceiling", "--reps", "1"});
   setenv("CUDA_VISIBLE_DEVICES", "", 1);
   auto r = run_step(id, args);
@@ -71,6 +63,18 @@ TEST_P(StepContract, NoDeviceExits77) {
     EXPECT_NE(r.output.find("no CUDA"), std::string::npos) << r.output;
     EXPECT_EQ(r7.exit_code, 77) << r7.output;
   }
+}
+
+// A device profile that does not exist is a usage error everywhere, before any device is asked for
+// (so a typo in LADDER_DEVICE_PROFILE never silently measures the real GPU instead).
+TEST_P(StepContract, UnknownDeviceProfileExitsTwo) {
+  const std::string& id = GetParam();
+  std::vector<std::string> args = ladder_test::test_size(id);
+  args.insert(args.end(), {"--no-ceiling", "--reps", "1"});
+  auto r = run_step(id, args, {"LADDER_DEVICE_PROFILE=gtx480"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("LADDER_DEVICE_PROFILE=gtx480 is no known profile (known: v100, t4"),
+            std::string::npos) << r.output;
 }
 
 // CPU steps run without a GPU, so here too: every OVERSIZED size exits 3 naming the bytes, before
@@ -106,7 +110,7 @@ TEST(FolderDeclarations, EveryFolderWithStepsDeclaresWhatTheSharedTestsNeed) {
   for (const std::string& id : ladder_test::all_steps()) {
     const std::string folder = ladder_test::folder_of(id);
     EXPECT_FALSE(size_flags(id).empty()) << folder;
-    EXPECT_FALSE(small_size(id).empty()) << folder;
+    EXPECT_FALSE(ladder_test::test_size(id).empty()) << folder;
     EXPECT_FALSE(ladder_test::folder_values(folder, "oversized").empty()) << folder;
     EXPECT_FALSE(ladder_test::folder_values(folder, "sanitize").empty()) << folder;
   }

@@ -89,6 +89,38 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| 8191 x 8193 | 65.0% | 93.0% | 3,000-3,000 GB/s |", out)
         self.assertIn("-->1.50x<!-- /v -->", out)
 
+    def test_gpu_matrix_tables(self):
+        # scripts/profile_matrix.sh's layout: DIR/<profile>/<folder>_<step>.json|.err|.static_smem
+        d = os.path.join(self.run, "matrix")
+
+        def put(profile, name, ext, text):
+            os.makedirs(os.path.join(d, profile), exist_ok=True)
+            with open(os.path.join(d, profile, f"{name}.{ext}"), "w") as f:
+                f.write(text + "\n")
+
+        tuned = record("sgemm/09_pipelined", 9, 3.0, 47000, 92.0, extra={"smem_per_block_bytes": 98304})
+        tuned["choice"] = "128x256x16_8x16_w64x64_s2: fills whole waves"
+        put("none", "sgemm_09_pipelined", "json", json.dumps(tuned))
+        put("none", "sgemm_09_pipelined", "static_smem", "0")
+        small = dict(tuned, choice="128x128x16_8x8_w64x32_s2: the largest tile that fits 99 KB")
+        put("rtx3060", "sgemm_09_pipelined", "json", json.dumps(small))
+        put("t4", "sgemm_09_pipelined", "err", "cp.async needs sm_80 or newer; this GPU (Tesla T4 (profile t4 on H100)) is sm_75")
+        put("none", "sgemm_02_naive", "json", json.dumps(record("sgemm/02_naive", 2, 44.0, 3100, 6.0)))
+        put("none", "sgemm_02_naive", "static_smem", "4096")
+        for p in ("t4", "rtx3060", "v100"):
+            put(p, "sgemm_02_naive", "json", json.dumps(record("sgemm/02_naive", 2, 44.0, 3100, 6.0)))
+        steps, static_smem = report.load_matrix(d)
+        table = report.gpu_table("sgemm", steps, static_smem)
+        self.assertIn("| 02_naive | sm_70 | 4.0 KB | runs | runs | runs | - | runs |", table)
+        self.assertIn("| 09_pipelined | sm_86 | 96.0 KB | runs: 128x256x16_8x16_w64x64_s2 | - | "
+                      "exit 2: cp.async needs sm_80 or newer | - | adapts: 128x128x16_8x8_w64x32_s2 |", table)
+        summary = report.gpu_summary(steps)
+        self.assertIn("| [sgemm](sgemm/README.md) | 2 | 1 run | 1 run, 1 exit 2 | 0 run | 2 run (1 adapt) |", summary)
+        text = "<!-- ladder-gpus sgemm m -->\n<!-- /ladder-gpus -->"
+        out = report.rewrite(text, {}, {}, {}, [], "test", {}, {"m": (steps, static_smem)})
+        self.assertIn(table, out)
+        self.assertIn("under each device profile on Test GPU, CUDA 13.0, 2026-11-21", out)
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1])

@@ -112,14 +112,24 @@ std::vector<std::string> split_args(const std::string& words) {
 
 std::string folder_of(const std::string& step_id) { return step_id.substr(0, step_id.find('/')); }
 
+std::vector<std::string> test_size(const std::string& id) {
+  const std::string folder = folder_of(id);
+  auto v = folder_values(folder, "test_args." + id.substr(id.find('/') + 1));
+  if (v.empty()) v = folder_values(folder, "test_args");
+  return v.empty() ? std::vector<std::string>{} : split_args(v.front());
+}
+
 std::string step_path(const std::string& id) {
   auto it = registered().find(id);
   return it == registered().end() ? std::string() : it->second;
 }
 
-StepRun run_step(const std::string& id, const std::vector<std::string>& args) {
+StepRun run_step(const std::string& id, const std::vector<std::string>& args,
+                 const std::vector<std::string>& env) {
   StepRun r;
-  std::string cmd = shell_quote(step_path(id));
+  std::string cmd = env.empty() ? "" : "env ";  // a quoted NAME=value is no assignment to sh
+  for (const auto& e : env) cmd += shell_quote(e) + " ";
+  cmd += shell_quote(step_path(id));
   for (const auto& a : args) cmd += " " + shell_quote(a);
   cmd += " 2>&1";
   std::FILE* p = popen(cmd.c_str(), "r");

@@ -24,7 +24,9 @@ struct StepRun {
   std::string output;  // stdout and stderr together
   std::string json;    // the last line of output that starts with '{' (empty if none)
 };
-StepRun run_step(const std::string& id, const std::vector<std::string>& args);
+// `env` ("LADDER_DEVICE_PROFILE=t4"): variables set for this run alone.
+StepRun run_step(const std::string& id, const std::vector<std::string>& args,
+                 const std::vector<std::string>& env = {});
 
 // Each folder's ladder_folder() declaration (build/ladder_folders.txt): the values of `key` for
 // `folder`, one per declaration line ("oversized" has several, "size_flags" one).
@@ -36,6 +38,8 @@ std::vector<std::string> tunable_steps(const std::string& folder);
 std::vector<std::string> help_choices(const std::string& id, const std::string& flag);
 // Every folder that declared itself.
 std::vector<std::string> declared_folders();
+// The step's small test size ("--n 1000003"): its own TEST_ARGS, or else its folder's.
+std::vector<std::string> test_size(const std::string& id);
 // "--m 7 --n 33" -> {"--m", "7", "--n", "33"}.
 std::vector<std::string> split_args(const std::string& words);
 std::string folder_of(const std::string& step_id);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# What every step does on every GPU a learner may have: each step of the named folders (all by
+# default) runs once at its default size under each device profile (LADDER_DEVICE_PROFILE,
+# docs/contract.md "Device profiles") and under none, and the script prints one Markdown table per
+# folder: per step, per GPU, "runs" (verified, with what a tunable step chose) or "exit 2" and why.
+#
+#   scripts/profile_matrix.sh [FOLDER...] [--profiles "t4 a100"] [--out DIR] [-j N] [-- step flags]
+#     --profiles LIST  default: every profile the harness knows (v100 t4 a100 rtx3060 l4 rtx4090 rtx5090)
+#     --out DIR        keep the records in DIR/<profile>/ (default: a temporary directory, printed);
+#                      scripts/report.py --chapters reads such a directory as LABEL=DIR for the
+#                      ladder-gpus blocks of the chapters and README.md
+#     -j N             steps run N at a time (default 4): nothing is timed here, one repetition each
+#     --help           this text
+#   Step flags after -- apply to every run (e.g. -- --m 1024 --n 1024 --k 1024).
+#
+# Each run is `LADDER_DEVICE_PROFILE=P step --json --no-ceiling --reps 1 --warmup 0 [flags]`. A run
+# that exits 2 keeps its error line in <step>.err; any other failure (exit 1 or 3, a crash) is a bug
+# this script reports, and makes it exit non-zero. CPU steps (00_cpu) are not run: no GPU decides
+# anything for them. Environment: BUILD_DIR (default build/); the steps must be built.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+profiles="v100 t4 a100 rtx3060 l4 rtx4090 rtx5090"
+out=""
+jobs=4
+folders=()
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --help|-h) usage; exit 0 ;;
+    --profiles) [ $# -ge 2 ] || { echo "error: --profiles needs a list" >&2; exit 2; }; profiles=$2; shift 2 ;;
+    --out) [ $# -ge 2 ] || { echo "error: --out needs a directory" >&2; exit 2; }; out=$2; shift 2 ;;
+    -j) [ $# -ge 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]] || { echo "error: -j needs a count" >&2; exit 2; }
+        jobs=$2; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    -*) echo "error: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+    *) folders+=("$1"); shift ;;
+  esac
+done
+steps_file=$build/ladder_steps.txt
+[ -f "$steps_file" ] || { echo "error: $steps_file not found: build first (scripts/test.sh or cmake --build)" >&2; exit 2; }
+if [ -z "$out" ]; then out=$(mktemp -d); echo "records: $out"; fi
+
+# "id path" lines of the steps to run.
+list=$(while IFS='=' read -r id path; do
+  folder=${id%%/*}
+  [[ $id == */00_cpu ]] && continue
+  if [ ${#folders[@]} -gt 0 ] && [[ " ${folders[*]} " != *" $folder "* ]]; then continue; fi
+  echo "$id $path"
+done <"$steps_file")
+[ -n "$list" ] || { echo "error: no steps match" >&2; exit 2; }
+
+run_one() {  # PROFILE ID PATH
+  local profile=$1 id=$2 path=$3
+  local dir=$out/$profile name=${id/\//_}
+  mkdir -p "$dir"
+  local env=()
+  [ "$profile" != none ] && env=(LADDER_DEVICE_PROFILE="$profile")
+  env "${env[@]}" "$path" --json --no-ceiling --reps 1 --warmup 0 "${extra[@]}" >"$dir/$name.log" 2>&1
+  local rc=$?
+  if [ "$profile" = none ] && command -v cuobjdump >/dev/null; then
+    # The largest static shared memory of any kernel in the executable (dynamic shared memory is in
+    # the record's extra.smem_per_block_bytes, for the kernels that ask for it).
+    cuobjdump -res-usage "$path" 2>/dev/null | grep -o 'SHARED:[0-9]*' | cut -d: -f2 | sort -n | tail -1 \
+      >"$dir/$name.static_smem"
+  fi
+  if [ $rc -eq 0 ]; then
+    grep '^{' "$dir/$name.log" | tail -1 >"$dir/$name.json"
+  elif [ $rc -eq 2 ]; then
+    grep -m1 '^error: ' "$dir/$name.log" | sed 's/^error: //' >"$dir/$name.err"
+  else
+    echo "$id under $profile: exit $rc" >"$dir/$name.bug"
+  fi
+}
+export -f run_one
+export out
+export extra_flags="${extra[*]}"
+
+for profile in none $profiles; do
+  echo "== $profile"
+  while read -r id path; do echo "$profile $id $path"; done <<<"$list" |
+    xargs -P "$jobs" -n 3 bash -c 'extra=($extra_flags); run_one "$0" "$1" "$2"'
+done
+
+status=0
+if ls "$out"/*/*.bug >/dev/null 2>&1; then
+  status=1
+  echo "FAILURES (not verified, not a clean exit 2):"
+  cat "$out"/*/*.bug
+fi
+python3 "$root/scripts/report.py" --gpu-matrix "$out" || status=1
+exit $status
