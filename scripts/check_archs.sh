@@ -7,6 +7,7 @@
 #                                             use Hopper-only instructions (wgmma, setmaxnreg)
 #   scripts/check_archs.sh --archs "75 90"    other architectures
 #   scripts/check_archs.sh --folders sgemm    one folder (and common/)
+#   scripts/check_archs.sh --file F.cu         one file (the script's own test uses this)
 #
 # Each file is compiled with `nvcc -cubin -arch=sm_XX` (device code only: ptxas runs, which is where
 # "Feature 'cp.async' requires .target sm_80 or higher" is reported; no host object, no link), so
@@ -21,13 +22,16 @@ nvcc=${NVCC:-nvcc}
 jobs=${JOBS:-$(nproc)}
 archs="70 75 80 86 89 90 120"
 folders=""
+single=""
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --help|-h) usage; exit 0 ;;
     --archs) [ $# -ge 2 ] || { echo "error: --archs needs a list" >&2; exit 2; }; archs=$2; shift 2 ;;
     --folders) [ $# -ge 2 ] || { echo "error: --folders needs a list" >&2; exit 2; }; folders=$2; shift 2 ;;
+    --file) [ $# -ge 2 ] && [ -f "$2" ] || { echo "error: --file needs a file" >&2; exit 2; }
+            single=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     *) echo "error: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -41,6 +45,7 @@ for f in $folders; do
   [ -d "$root/$f" ] || { echo "error: no folder '$f'" >&2; exit 2; }
   files+=("$root/$f"/*.cu)
 done
+[ -n "$single" ] && files=("$single")
 
 known=$("$nvcc" --list-gpu-arch 2>/dev/null | sed -n 's/^compute_//p' | tr '\n' ' ')
 work=$(mktemp -d)
