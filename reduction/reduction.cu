@@ -13,6 +13,9 @@
 #include "common/verify.h"
 
 #include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
+#include <cstdint>
 #include <cuda/std/functional>
 
 #include <cstdio>
@@ -36,20 +39,55 @@ int64_t reference_sum(const int32_t* x, int64_t n) {
 // it would accumulate in int32 and wrap at 2^28 values of 255.
 static_assert(std::is_same_v<decltype(cuda::std::plus<>{}(int64_t{0}, int{0})), int64_t>,
               "CUB accumulates int32 inputs into an int64 output in int64");
-// CUB before 2.2 (CUDA 12.0 and 12.1) takes `int num_items`: n = 2^31 + 7 would wrap silently.
-static_assert(CUB_VERSION >= 200200,
-              "cub::DeviceReduce::Sum needs a 64-bit num_items: CUB 2.2 (CUDA 12.2) or later");
+// CUB before 2.2 (CUDA 12.2 and older: 12.2 ships CUB 2.1) takes `int num_items`: n = 2^31 + 7
+// would wrap. There the sum runs in chunks of at most 2^30 items, each into an int64 partial at the
+// start of the workspace, and a second pass adds the partials; with CUB 2.2 and later it is one call.
+// LADDER_CUB_CHUNK (a compile definition) forces the chunked path on any CUB, to test it.
+#if defined(LADDER_CUB_CHUNK)
+constexpr int64_t kCubChunk = LADDER_CUB_CHUNK;
+#elif CUB_VERSION >= 200200
+constexpr int64_t kCubChunk = INT64_MAX;
+#else
+constexpr int64_t kCubChunk = int64_t(1) << 30;
+#endif
+
+namespace {
+
+int64_t cub_chunks(int64_t n) { return n <= kCubChunk ? 1 : (n + kCubChunk - 1) / kCubChunk; }
+
+// Bytes for the chunk partials at the workspace's start (none for one chunk), 256-byte aligned.
+size_t partials_bytes(int64_t n) {
+  const int64_t chunks = cub_chunks(n);
+  return chunks == 1 ? 0 : (chunks * sizeof(int64_t) + 255) / 256 * 256;
+}
+
+}  // namespace
 
 size_t cub_temp_bytes(int64_t n) {
-  size_t bytes = 0;
+  size_t bytes = 0, second = 0;
   CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, static_cast<const int*>(nullptr),
-                                    static_cast<int64_t*>(nullptr), n));
-  return bytes;
+                                    static_cast<int64_t*>(nullptr), std::min(n, kCubChunk)));
+  if (cub_chunks(n) > 1)
+    CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, second, static_cast<const int64_t*>(nullptr),
+                                      static_cast<int64_t*>(nullptr), static_cast<int>(cub_chunks(n))));
+  return partials_bytes(n) + std::max(bytes, second);
 }
 
 void cub_sum(const int* data, int64_t n, int64_t* total, void* temp, size_t temp_bytes,
              cudaStream_t stream) {
-  CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, data, total, n, stream));
+  const int64_t chunks = cub_chunks(n);
+  if (chunks == 1) {
+    CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, data, total, n, stream));
+    return;
+  }
+  auto* partials = static_cast<int64_t*>(temp);
+  void* rest = static_cast<char*>(temp) + partials_bytes(n);
+  size_t rest_bytes = temp_bytes - partials_bytes(n);
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t first = c * kCubChunk, count = std::min(kCubChunk, n - first);
+    CUDA_CHECK(cub::DeviceReduce::Sum(rest, rest_bytes, data + first, partials + c, count, stream));
+  }
+  CUDA_CHECK(cub::DeviceReduce::Sum(rest, rest_bytes, partials, total, static_cast<int>(chunks), stream));
 }
 
 namespace {

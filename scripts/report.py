@@ -22,6 +22,10 @@ failures.tsv for the ones that did not.
 
 The generated blocks of a chapter (everything between the markers is replaced):
   <!-- ladder-table FOLDER SERIES -->...<!-- /ladder-table -->     the ladder's table
+  <!-- ladder-table FOLDER SERIES LABEL -->                         the same from a labelled run (another
+                                                                   GPU's: LABEL=DIR of a run_all.sh run);
+                                                                   ladder-run FOLDER LABEL and
+                                                                   ladder-summary LABEL likewise
   <!-- ladder-chart FOLDER SERIES -->...<!-- /ladder-chart -->     the ladder's chart
   <!-- ladder-run FOLDER -->...<!-- /ladder-run -->                GPU, CUDA version and date
   <!-- ladder-summary -->...<!-- /ladder-summary -->               best step per folder vs its bar
@@ -537,8 +541,12 @@ def rewrite(text, groups, by_id, charts, problems, where, labelled=None, matrice
 
     def block(m):
         kind, args = m.group(2), m.group(3).split()
-        if kind == "ladder-summary":
-            return f"{m.group(1)}\n{summary(groups)}\n{m.group(5)}"
+        if kind == "ladder-summary":  # ladder-summary [LABEL]: the labelled run's, e.g. another GPU's
+            source = ladders(labelled.get(args[0], [])) if args else groups
+            if not source:
+                problems.append(f"{where}: no records for the summary {' '.join(args)}")
+                return m.group(0)
+            return f"{m.group(1)}\n{summary(source)}\n{m.group(5)}"
         if kind in ("ladder-gpus", "ladder-gpus-summary"):
             folder, label = (args + ["", ""])[:2] if kind == "ladder-gpus" else ("", (args + [""])[0])
             if label not in matrices:
@@ -562,10 +570,15 @@ def rewrite(text, groups, by_id, charts, problems, where, labelled=None, matrice
                     f"run against the ceiling measured in its own process.\n{m.group(5)}")
         folder = args[0] if args else ""
         series = args[1] if len(args) > 1 else "main"
-        rows = groups.get((folder, series))
+        label = args[2] if len(args) > 2 else ""
+        if kind == "ladder-run" and len(args) == 2:  # ladder-run FOLDER LABEL
+            series, label = "main", args[1]
+        rows = (ladders(labelled.get(label, [])) if label else groups).get((folder, series))
         if not rows:
-            problems.append(f"{where}: no records for {folder} {series}")
+            problems.append(f"{where}: no records for {folder} {series} {label}".rstrip())
             return m.group(0)
+        if kind == "ladder-chart" and label:
+            return f"{m.group(1)}\n```\n{text_chart(rows)}\n```\n{m.group(5)}"
         if kind == "ladder-table":
             t, note = table(rows)
             return f"{m.group(1)}\n{t}\n\n{note}\n{m.group(5)}"

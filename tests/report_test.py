@@ -89,6 +89,20 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| 8191 x 8193 | 65.0% | 93.0% | 3,000-3,000 GB/s |", out)
         self.assertIn("-->1.50x<!-- /v -->", out)
 
+    def test_labelled_run_tables(self):
+        # Another GPU's run (LABEL=DIR): its own table, run line and summary, never mixed with the main run.
+        other = [dict(record("reduction/00_cub", 0, 0.30, 3600, 100.0), device="Other GPU"),
+                 dict(record("reduction/08_grid_stride_int4", 8, 0.31, 3500, 97.0), device="Other GPU")]
+        text = ("<!-- ladder-table reduction main h200 -->\n<!-- /ladder-table -->\n"
+                "<!-- ladder-run reduction h200 --><!-- /ladder-run -->\n"
+                "<!-- ladder-summary h200 -->\n<!-- /ladder-summary -->")
+        problems = []
+        out = report.rewrite(text, {}, {}, {}, problems, "test", {"h200": other})
+        self.assertEqual(problems, [])
+        self.assertIn("| 08_grid_stride_int4 | 0.31 |", out)
+        self.assertIn("Other GPU, CUDA 13.0, 2026-11-21", out)
+        self.assertIn("| reduction | 08_grid_stride_int4 | 3,500 GB/s | 97.0% of ceiling |", out)
+
     def test_gpu_matrix_tables(self):
         # scripts/profile_matrix.sh's layout: DIR/<profile>/<folder>_<step>.json|.err|.static_smem
         d = os.path.join(self.run, "matrix")
