@@ -24,8 +24,14 @@
 # ISOLATE=1 (root, util-linux unshare) goes further: the whole run sees empty /usr/local/include,
 # /usr/local/lib and /usr/local/cuda-* (a private mount namespace; nothing changes for anyone else).
 #
+# HEADERS=12.2 builds against the oldest headers the README promises: CUDA 12.2.0's runtime and
+# CCCL (CUB 2.1.1, whose DeviceReduce takes an int item count) from PyPI, laid over a copy of the
+# 12.4.1 toolkit (no 12.2 nvcc can be had here: neither PyPI nor Debian ships one), so every step
+# compiles against 12.2's API.
+#
 # Environment: CUDA12_DIR (work area, default ~/.cache/ladder-cuda12), BUILD_DIR (default
-# <repo>/build-cuda12), JOBS (default 2), SKIP_TESTS=1 to stop after the build, ISOLATE=1.
+# <repo>/build-cuda12, or <repo>/build-cuda12-headers12.2), JOBS (default 2), SKIP_TESTS=1 to stop
+# after the build, ISOLATE=1, HEADERS=12.2.
 set -euo pipefail
 
 if [[ ${ISOLATE:-0} == 1 && -z ${LADDER_CUDA12_ISOLATED:-} ]]; then
@@ -38,7 +44,9 @@ fi
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CUDA12_DIR=${CUDA12_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ladder-cuda12}
-BUILD_DIR=${BUILD_DIR:-$SRC/build-cuda12}
+HEADERS=${HEADERS:-}
+[[ -z $HEADERS || $HEADERS == 12.2 ]] || { echo "HEADERS=$HEADERS: only 12.2 is known" >&2; exit 2; }
+BUILD_DIR=${BUILD_DIR:-$SRC/build-cuda12${HEADERS:+-headers$HEADERS}}
 JOBS=${JOBS:-2}
 
 # One CUDA release, 12.4 update 1: the same component versions on both sides.
@@ -114,6 +122,24 @@ EOF
   done
   cp "$deb"/lib/x86_64-linux-gnu/{libcudart_static.a,libcudadevrt.a} "$TK/lib64/"
   rm -rf "$CUDA12_DIR"/{pkgs,debs,wheels}   # 2 GB of downloads; the toolkit holds what it needs
+fi
+if [[ $HEADERS == 12.2 ]]; then
+  TKH=$CUDA12_DIR/toolkit-headers12.2
+  if [[ ! -f $TKH/include/cub/version.cuh ]]; then
+    echo "== $TKH: the 12.4.1 toolkit with CUDA 12.2.0's runtime and CCCL headers"
+    rm -rf "$TKH" && cp -r "$TK" "$TKH"
+    rm -rf "$TKH"/include/{cub,thrust,cuda,nv}
+    mkdir -p "$CUDA12_DIR/wheels-12.2"
+    python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+      -d "$CUDA12_DIR/wheels-12.2" nvidia-cuda-runtime-cu12==12.2.53 nvidia-cuda-cccl-cu12==12.2.53
+    for w in "$CUDA12_DIR"/wheels-12.2/*.whl; do unzip -q -o "$w" -d "$CUDA12_DIR/wheels-12.2/x"; done
+    for p in cuda_runtime cuda_cccl; do cp -r "$CUDA12_DIR/wheels-12.2/x/nvidia/$p/include/." "$TKH/include/"; done
+    find "$TKH/include" -name __init__.py -delete
+    rm -rf "$CUDA12_DIR/wheels-12.2"
+  fi
+  TK=$TKH
+  export CUDACXX=$TK/bin/nvcc
+  grep -h 'define \(CUDART_VERSION\|CUB_VERSION\) ' "$TK"/include/cuda_runtime_api.h "$TK"/include/cub/version.cuh
 fi
 "$TK/bin/nvcc" --version | tail -2
 
