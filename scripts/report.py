@@ -60,6 +60,8 @@ BARS = {
     "reduction": {"kind": "pct", "value": 95.0, "text": ">= 95% of CUB's bandwidth"},
     "avg_matvec": {"kind": "floor", "value": 1.15, "text": "within 15% of the floor (input bytes / copy bandwidth)"},
     "separable_conv": {"kind": "pct", "value": 40.0, "text": ">= 40% of the single-pass floor at 8192², K 17"},
+    # A side ladder with a bar of its own: "folder/series".
+    "sgemm/tf32": {"kind": "pct", "value": 90.0, "text": ">= 90% of cuBLAS TF32 at 4096³"},
 }
 
 
@@ -213,9 +215,9 @@ def run_line(rows):
     return f"{r['device']}, CUDA {r.get('cuda', '?')}, {', '.join(dates)}"
 
 
-def best_of(folder, rows):
-    """The main-series step closest to (or past) its bar, and whether it meets it."""
-    bar = BARS.get(folder)
+def best_of(folder, rows, series="main"):
+    """The series' step closest to (or past) its bar, and whether it meets it."""
+    bar = BARS.get(folder if series == "main" else f"{folder}/{series}")
     gpu_rows = [r for r in rows if r["index"] >= 1 and r.get("verified")]
     if not gpu_rows or not bar:
         return None
@@ -237,15 +239,16 @@ def best_of(folder, rows):
 def summary(groups):
     lines = ["| ladder | best step | metric | against its ceiling | bar at the default size | met |",
              "|---|---|---:|---:|---|---|"]
-    for (folder, series), rows in groups.items():
-        if series != "main":
+    for (folder, series), rows in sorted(groups.items()):
+        key = folder if series == "main" else f"{folder}/{series}"
+        if key not in BARS:
             continue
-        b = best_of(folder, rows)
+        b = best_of(folder, rows, series)
         if not b:
             continue
         r, where, met = b
-        lines.append(f"| {folder} | {step_name(r)} | {fmt_num(r['metric']['value'])} {r['metric']['unit']} | "
-                     f"{where} | {BARS[folder]['text']} | {'yes' if met else 'NO'} |")
+        lines.append(f"| {key} | {step_name(r)} | {fmt_num(r['metric']['value'])} {r['metric']['unit']} | "
+                     f"{where} | {BARS[key]['text']} | {'yes' if met else 'NO'} |")
     return "\n".join(lines)
 
 
