@@ -22,12 +22,17 @@
 // Changes from step 07: new kernels; taps copied per block from global into shared memory.
 // Costs: 2-4x the registers of step 07 (64-96 a thread, see -Xptxas -v), 4-byte shared reads become
 // 16-byte ones, up to 3 zero taps per pass (K = 17: 20 FMAs per output and pass instead of 17).
-// --tile picks the column pass's shape (kTiles below).
+// --tile picks the column pass's shape (kTiles below); without it the step picks the shape with the
+// most resident warps per SM on this GPU (records it as `choice`).
 // Still two passes: 16 B per pixel through DRAM, at best 50% of the single-pass floor.
 // Source: beyond the posts. Run: build/bin/separable_conv_08_register_blocked [--tile 128x32_p4]
 #include "separable_conv/separable_conv.cuh"
 
+#include <map>
+#include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace separable_conv::register_blocked {
 
@@ -285,11 +290,19 @@ void launch_row_pass(const Args& a) {
 
 template <int kVec, int kWarps, int kP, int kMinBlocks>
 struct ColumnPass {
+  static constexpr const char* kWhat = "the column pass";
+  static size_t bytes(int k) {
+    const TapLayout t = tap_layout(k);
+    return sizeof(float) * (t.col_len + (kWarps * kP + t.col_len - 1) * kTileW);
+  }
+  static Candidate candidate(const Args& a, const char* name) {
+    return {name, reinterpret_cast<const void*>(column_pass_blocked<kVec, kWarps, kP, kMinBlocks>), kWarps * kLanes,
+            bytes(a.taps)};
+  }
   static void launch(const Args& a) {
-    const TapLayout t = tap_layout(a.taps);
-    const size_t bytes = sizeof(float) * (t.col_len + (kWarps * kP + t.col_len - 1) * kTileW);
+    const size_t bytes = ColumnPass::bytes(a.taps);
     ladder::require_shared_memory(reinterpret_cast<const void*>(column_pass_blocked<kVec, kWarps, kP, kMinBlocks>), bytes,
-                          *a.dev, "the column pass");
+                          *a.dev, kWhat);
     const dim3 grid = tile_grid(a.width, a.height, kTileW, kWarps * kP);
     column_pass_blocked<kVec, kWarps, kP, kMinBlocks><<<grid, dim3(kLanes, kWarps), bytes, a.stream>>>(
         a.tmp, a.out, a.col_taps, a.width, a.height, a.taps);
@@ -299,16 +312,41 @@ struct ColumnPass {
 
 // The --tile shapes of the column pass (and of step 09's fused pass): 128 columns x (warps x P)
 // rows, P outputs per thread down a column, and the resident blocks per SM its registers allow.
-// The first is the default: the shortest tile, 4 blocks per SM, was the fastest of the three for
-// both steps on the H100 (the chapter's tile sweep). Calls Pass<kVec, warps, P, blocks>::launch(a)
-// for the shape named a.tile.
+// Without --tile (auto) the step takes the one with the most resident warps per SM on this GPU at
+// this K (pick_most_resident in the harness: ladder::blocks_per_sm from the registers and the
+// shared memory each needs), ties to the one listed first. On the H100 at K = 17 and 31 that is
+// the shortest tile, 4 blocks of 8 warps per SM (the 16-warp 128x64_p4 ties at 2 blocks): the
+// fastest of the three for both steps at 8192², K = 17 in the chapter's tile sweep. At large K on
+// a smaller GPU the short tile may be the only one that fits, or none (exit 2 with the bytes).
+// Calls Pass<kVec, warps, P, blocks>::launch(a) for the chosen shape; Pass also gives
+// candidate(a, name) (its kernel, threads and shared memory at this K) and kWhat (for messages).
 constexpr const char* kTiles = "128x32_p4 128x64_p8 128x64_p4";
 template <template <int, int, int, int> class Pass, int kVec>
 void launch_tile(const Args& a) {
-  if (a.tile == "128x64_p8") Pass<kVec, 8, 8, 2>::launch(a);
-  else if (a.tile == "128x32_p4") Pass<kVec, 8, 4, 4>::launch(a);
-  else if (a.tile == "128x64_p4") Pass<kVec, 16, 4, 2>::launch(a);
-  else throw ladder::UsageError("unknown --tile " + a.tile);
+  using Short = Pass<kVec, 8, 4, 4>;
+  using Tall = Pass<kVec, 8, 8, 2>;
+  using Wide = Pass<kVec, 16, 4, 2>;
+  std::string tile = a.tile;
+  if (tile == "auto") {
+    // Asked once per K (the host calls stay out of the timed launches).
+    static std::map<int, std::pair<std::string, std::string>> chosen;  // K -> tile, why
+    auto it = chosen.find(a.taps);
+    if (it == chosen.end()) {
+      const std::vector<Candidate> c = {Short::candidate(a, "128x32_p4"), Tall::candidate(a, "128x64_p8"),
+                                        Wide::candidate(a, "128x64_p4")};
+      std::string why;
+      const size_t i = pick_most_resident(*a.dev, c, Short::kWhat, &why);
+      it = chosen.emplace(a.taps, std::make_pair(c[i].name, why)).first;
+    }
+    tile = it->second.first;
+    if (a.choice) *a.choice = it->second.second;
+  } else if (a.choice) {
+    *a.choice = tile + ": named by --tile";
+  }
+  if (tile == "128x32_p4") Short::launch(a);
+  else if (tile == "128x64_p8") Tall::launch(a);
+  else if (tile == "128x64_p4") Wide::launch(a);
+  else throw ladder::UsageError("unknown --tile " + tile);
 }
 
 void launch(const Args& a) {

@@ -18,6 +18,7 @@
 // Costs: (TH + K' - 1) x (128 + K') floats of shared memory per block: 30 KB at K = 17 with
 // TH = 32 (49 KB with TH = 64), 163 KB at K = 127 (1 block per SM); registers as step 08's column
 // pass.
+// --tile as step 08 (the same shapes and the same rule without it: the most resident warps per SM).
 // Source: beyond the posts. Run: build/bin/separable_conv_09_fused [--tile 128x32_p4]
 #include "08_register_blocked.cu"  // tap layout, staging, the row and column filters
 
@@ -71,12 +72,19 @@ fused_pass_blocked(const float* __restrict__ in, float* __restrict__ out, const 
 
 template <int kVec, int kWarps, int kP, int kMinBlocks>
 struct FusedPass {
+  static constexpr const char* kWhat = "the fused pass";
+  static size_t bytes(int k) {
+    const TapLayout t = tap_layout(k);
+    return sizeof(float) * (t.row_len + t.col_len + (kWarps * kP + t.col_len - 1) * (kTileW + t.row_len));
+  }
+  static Candidate candidate(const Args& a, const char* name) {
+    return {name, reinterpret_cast<const void*>(fused_pass_blocked<kVec, kWarps, kP, kMinBlocks>), kWarps * kLanes,
+            bytes(a.taps)};
+  }
   static void launch(const Args& a) {
-    const TapLayout t = tap_layout(a.taps);
-    const size_t bytes =
-        sizeof(float) * (t.row_len + t.col_len + (kWarps * kP + t.col_len - 1) * (kTileW + t.row_len));
+    const size_t bytes = FusedPass::bytes(a.taps);
     ladder::require_shared_memory(reinterpret_cast<const void*>(fused_pass_blocked<kVec, kWarps, kP, kMinBlocks>), bytes,
-                          *a.dev, "the fused pass");
+                          *a.dev, kWhat);
     const dim3 grid = tile_grid(a.width, a.height, kTileW, kWarps * kP);
     fused_pass_blocked<kVec, kWarps, kP, kMinBlocks><<<grid, dim3(kLanes, kWarps), bytes, a.stream>>>(
         a.in, a.out, a.row_taps, a.col_taps, a.width, a.height, a.taps);

@@ -27,7 +27,8 @@
 // (K - 1 rows); four compiled copies of the row filter. Output stores as in step 08: float4 when
 // width % 4 == 0, else 4-byte stores, 128 consecutive bytes per warp and instruction.
 // --tile picks the tile (128 x TH, TH = warps x P), P outputs per thread down a column, and the
-// number of cp.async stages.
+// number of cp.async stages; without it, the shape with the most resident warps per SM on this GPU
+// (recorded as `choice`). cp.async needs sm_80: on older GPUs the step exits 2 saying so.
 // Source: beyond the posts. Run: build/bin/separable_conv_10_strip_pipeline [--tile 128x32_p4]
 #include "09_fused.cu"  // step 08's column-pass helpers: load_columns, store_columns, fma4, stage_taps
 #include "common/cp_async.cuh"
@@ -35,7 +36,9 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace separable_conv::strip_pipeline {
 
@@ -343,33 +346,52 @@ inline Segments segments(int64_t width, int64_t height, int tile_h, int64_t resi
   return {static_cast<unsigned>(strips), static_cast<unsigned>(ceil_div(height, rows)), rows};
 }
 
-// Blocks of `kernel` that fit one SM with `bytes` of dynamic shared memory (asked once per kernel
-// and size: a host call between the timing events would be timed). The kernel asks for the
-// largest shared-memory carveout first: it reads global memory through cp.async.cg (L2 only) and
-// needs next to no L1, and the count must be the one the launch will get.
-inline int resident_per_sm(const void* kernel, int threads, size_t bytes) {
+// Blocks of `kernel` that fit one SM with `bytes` of dynamic shared memory on this GPU (or profile:
+// ladder::blocks_per_sm), asked once per kernel and size (a host call between the timing events
+// would be timed). The kernel asks for the largest shared-memory carveout first: it reads global
+// memory through cp.async.cg (L2 only) and needs next to no L1, and the count must be the one the
+// launch will get. The caller has opted the kernel into `bytes` (ladder::require_shared_memory).
+inline int resident_per_sm(const ladder::DeviceInfo& dev, const void* kernel, int threads, size_t bytes) {
   static std::map<std::pair<const void*, size_t>, int> known;
   auto it = known.find({kernel, bytes});
   if (it != known.end()) return it->second;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
-  int n = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, bytes));
-  if (n < 1) throw ladder::UsageError("the strip pass does not fit an SM with " + std::to_string(bytes) + " bytes of shared memory");
+  const int n = ladder::blocks_per_sm(dev, kernel, threads, bytes);
   known[{kernel, bytes}] = n;
   return n;
 }
 
 template <int kVec, int kWarps, int kP, int kStages, int kMinBlocks>
 struct StripPass {
+  static constexpr int kTileH = kWarps * kP;
+  static constexpr const char* kWhat = "the strip pass";
+  static const void* kernel() {
+    return reinterpret_cast<const void*>(strip_pipeline_pass<kVec, kWarps, kP, kStages, kMinBlocks>);
+  }
+  static size_t bytes(int k) {
+    const Layout t = layout(k);
+    const int mid_rows = kTileH + k - 1;
+    return sizeof(float) * (2 * static_cast<size_t>(t.taps_len) + static_cast<size_t>(mid_rows) * kTileW +
+                            static_cast<size_t>(kStages) * kGroupRows * t.pitch);
+  }
+  // For the rule: the occupancy with the carveout the launch will ask for.
+  static Candidate candidate(const Args& a, const char* name) {
+    const size_t b = bytes(a.taps);
+    if (b <= a.dev->smem_per_block_optin) {
+      ladder::require_shared_memory(kernel(), b, *a.dev, kWhat);
+      CUDA_CHECK(cudaFuncSetAttribute(kernel(), cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      cudaSharedmemCarveoutMaxShared));
+    }
+    return {name, kernel(), kWarps * kLanes, b};
+  }
   static void launch(const Args& a) {
-    constexpr int kTileH = kWarps * kP;
-    const void* kernel = reinterpret_cast<const void*>(strip_pipeline_pass<kVec, kWarps, kP, kStages, kMinBlocks>);
-    const Layout t = layout(a.taps);
+    const size_t bytes = StripPass::bytes(a.taps);
     const int mid_rows = kTileH + a.taps - 1;
-    const size_t bytes = sizeof(float) * (2 * static_cast<size_t>(t.taps_len) + static_cast<size_t>(mid_rows) * kTileW +
-                                          static_cast<size_t>(kStages) * kGroupRows * t.pitch);
-    ladder::require_shared_memory(kernel, bytes, *a.dev, "the strip pass");
-    const int per_sm = resident_per_sm(kernel, kWarps * kLanes, bytes);
+    ladder::require_shared_memory(kernel(), bytes, *a.dev, kWhat);
+    const int per_sm = resident_per_sm(*a.dev, kernel(), kWarps * kLanes, bytes);
+    if (per_sm < 1)
+      throw ladder::UsageError(std::string(kWhat) + " does not fit an SM of this GPU (" + a.dev->name + ") with " +
+                               std::to_string(bytes) + " bytes of shared memory per block");
     const Segments seg = segments(a.width, a.height, kTileH, int64_t(per_sm) * a.dev->sm_count);
     strip_pipeline_pass<kVec, kWarps, kP, kStages, kMinBlocks><<<dim3(seg.strips, seg.count), dim3(kLanes, kWarps), bytes,
                                                                  a.stream>>>(
@@ -379,19 +401,50 @@ struct StripPass {
 };
 
 // The --tile shapes: 128 x TH tiles (TH = warps x P), P outputs per thread down a column, 2 or 3
-// cp.async stages (_s3), and the resident blocks per SM asked of ptxas (a register cap).
+// cp.async stages (_s3), and the resident blocks per SM asked of ptxas (a register cap). Without
+// --tile (auto): the shape with the most resident warps per SM on this GPU at this K
+// (pick_most_resident in the harness), ties to the one listed first. On the H100 at K = 17 and
+// 31 that is 128x32_p4, 3 blocks of 8 warps per SM (every other shape fits 16 warps): the fastest
+// shape at both bar sizes in the chapter's tile sweep, where this step needs fewer warps than 08
+// and 09 to keep loads in flight. The segments per strip follow from the chosen shape's blocks per
+// SM and dev.sm_count (segments above).
 constexpr const char* kTiles = "128x32_p4 128x32_p4_s3 128x64_p8 128x64_p8_s3 128x128_p8";
 template <int kVec>
 void launch_tile(const Args& a) {
-  if (a.tile == "128x32_p4") StripPass<kVec, 8, 4, 2, 3>::launch(a);
-  else if (a.tile == "128x64_p8") StripPass<kVec, 8, 8, 2, 2>::launch(a);
-  else if (a.tile == "128x128_p8") StripPass<kVec, 16, 8, 2, 1>::launch(a);
-  else if (a.tile == "128x32_p4_s3") StripPass<kVec, 8, 4, 3, 2>::launch(a);
-  else if (a.tile == "128x64_p8_s3") StripPass<kVec, 8, 8, 3, 2>::launch(a);
-  else throw ladder::UsageError("unknown --tile " + a.tile);
+  using P32 = StripPass<kVec, 8, 4, 2, 3>;
+  using P32s3 = StripPass<kVec, 8, 4, 3, 2>;
+  using P64 = StripPass<kVec, 8, 8, 2, 2>;
+  using P64s3 = StripPass<kVec, 8, 8, 3, 2>;
+  using P128 = StripPass<kVec, 16, 8, 2, 1>;
+  std::string tile = a.tile;
+  if (tile == "auto") {
+    static std::map<int, std::pair<std::string, std::string>> chosen;  // K -> tile, why (asked once per K)
+    auto it = chosen.find(a.taps);
+    if (it == chosen.end()) {
+      const std::vector<Candidate> c = {P32::candidate(a, "128x32_p4"), P32s3::candidate(a, "128x32_p4_s3"),
+                                        P64::candidate(a, "128x64_p8"), P64s3::candidate(a, "128x64_p8_s3"),
+                                        P128::candidate(a, "128x128_p8")};
+      std::string why;
+      const size_t i = pick_most_resident(*a.dev, c, P32::kWhat, &why);
+      it = chosen.emplace(a.taps, std::make_pair(c[i].name, why)).first;
+    }
+    tile = it->second.first;
+    if (a.choice) *a.choice = it->second.second;
+  } else if (a.choice) {
+    *a.choice = tile + ": named by --tile";
+  }
+  if (tile == "128x32_p4") P32::launch(a);
+  else if (tile == "128x64_p8") P64::launch(a);
+  else if (tile == "128x128_p8") P128::launch(a);
+  else if (tile == "128x32_p4_s3") P32s3::launch(a);
+  else if (tile == "128x64_p8_s3") P64s3::launch(a);
+  else throw ladder::UsageError("unknown --tile " + tile);
 }
 
 void launch(const Args& a) {
+  // cp.async (the copies that fill the stages) exists from sm_80 on; on older GPUs this step
+  // exits 2 with that reason (step 09 is their best step: the same filters without the copies).
+  ladder::require_compute_capability(*a.dev, ladder::kCpAsyncMajor, ladder::kCpAsyncMinor, "cp.async");
   // Loads are 16-byte for every width; stores are float4 where every output row starts 16-byte
   // aligned (width a multiple of 4), else 4-byte with a warp writing 32 consecutive floats.
   if (a.width % 4 == 0 && register_blocked::aligned16(a.out)) launch_tile<4>(a);

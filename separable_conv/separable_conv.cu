@@ -60,6 +60,39 @@ void reference_convolution(const float* in, const float* row_taps, const float* 
   }
 }
 
+size_t pick_most_resident(const ladder::DeviceInfo& dev, const std::vector<Candidate>& candidates,
+                          const std::string& what, std::string* why) {
+  size_t best = candidates.size(), smallest = 0;
+  int best_warps = 0, fitting = 0, best_blocks = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    if (c.smem < candidates[smallest].smem) smallest = i;
+    if (c.smem > dev.smem_per_block_optin) continue;
+    ladder::require_shared_memory(c.kernel, c.smem, dev, what + " (" + c.name + ")");
+    const int blocks = ladder::blocks_per_sm(dev, c.kernel, c.threads, c.smem);
+    if (blocks < 1) continue;
+    ++fitting;
+    const int warps = blocks * (c.threads / 32);
+    if (warps > best_warps) {
+      best = i;
+      best_warps = warps;
+      best_blocks = blocks;
+    }
+  }
+  if (best == candidates.size()) {
+    const Candidate& c = candidates[smallest];
+    throw ladder::UsageError(what + " needs " + std::to_string(c.smem) + " bytes of shared memory per block at least (" +
+                             c.name + "); this GPU (" + dev.name + ") allows " +
+                             std::to_string(dev.smem_per_block_optin) + " and fits no block of it");
+  }
+  const Candidate& c = candidates[best];
+  *why = c.name + ": " + std::to_string(best_warps) + " resident warps per SM (" + std::to_string(best_blocks) +
+         (best_blocks == 1 ? " block x " : " blocks x ") + std::to_string(c.threads / 32) + " warps, " + std::to_string(c.smem) +
+         " B of shared memory each), the most of the " + std::to_string(fitting) + " of " +
+         std::to_string(candidates.size()) + " candidates that fit (ties: the first listed)";
+  return best;
+}
+
 namespace {
 
 std::vector<std::string> words(const char* list) {
@@ -89,9 +122,13 @@ int run(const Step& step, int argc, char** argv) {
   cli.add_size("width", &width, "image width in pixels");
   cli.add_size("height", &height, "image height in pixels");
   cli.add_size("taps", &taps, "taps per pass K: odd, 1 to " + std::to_string(kMaxTaps));
-  const std::vector<std::string> tiles = words(step.tiles);
-  std::string tile = tiles.empty() ? "" : tiles.front();
-  if (!tiles.empty()) cli.add_choice("tile", &tile, tiles, "this step's tile shape (tuning)");
+  std::vector<std::string> tiles = words(step.tiles);
+  std::string tile = tiles.empty() ? "" : "auto";
+  if (!tiles.empty()) {
+    tiles.insert(tiles.begin(), "auto");
+    cli.add_choice("tile", &tile, tiles, "this step's tile shape (tuning; auto: the step's rule for this GPU, "
+                                         "printed as `choice`)");
+  }
   if (!cli.parse(argc, argv)) return ladder::kExitOk;
   const ladder::CommonOptions& opt = cli.common;
   // The taps are checked whether or not a device is present: an even K is a usage error everywhere.
@@ -182,7 +219,7 @@ int run(const Step& step, int argc, char** argv) {
     // The CPU step: its two passes are the "kernel", on host memory, timed on the host clock.
     h_tmp = ladder::HostBuffer<float>(n);
     Args a{&res.device, h_in.get(), h_tmp.get(), h_out.get(), h_row_taps, h_col_taps,
-           width, height, k, tile, nullptr};
+           width, height, k, tile, nullptr, &res.choice};
     ladder::Phase loops;
     loops.name = "CPU passes";
     loops.clock = ladder::Clock::host;
@@ -204,7 +241,7 @@ int run(const Step& step, int argc, char** argv) {
   cudaStream_t s = stream.get();
   ladder::DeviceBuffer<float> d_in(n), d_out(n), d_tmp(step.intermediate ? n : 0), d_taps(2 * taps);
   Args a{&res.device, d_in.get(), d_tmp.get(), d_out.get(), d_taps.get(), d_taps.get() + taps,
-         width, height, k, tile, s};
+         width, height, k, tile, s, &res.choice};
   auto upload = [&] {
     CUDA_CHECK(cudaMemcpyAsync(d_in.get(), h_in.get(), img, cudaMemcpyHostToDevice, s));
     CUDA_CHECK(cudaMemcpyAsync(d_taps.get(), h_taps.get(), taps_bytes, cudaMemcpyHostToDevice, s));
@@ -270,7 +307,7 @@ int run(const Step& step, int argc, char** argv) {
   res.extras.push_back({"effective_gbps", ladder::gbps(min_bytes(width, height), res.kernel.median),
                         "GB/s (8 B per pixel over the kernel time)"});
   if (step.shape[0] != '\0') res.notes.push_back(step.shape);
-  if (!tile.empty()) res.notes.push_back("tile " + tile + " (--tile: " + step.tiles + ")");
+  if (!tile.empty()) res.notes.push_back("--tile " + tile + " (candidates: " + step.tiles + ")");
   return ladder::finish(res, opt);
 }
 

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace separable_conv {
 
@@ -48,8 +49,11 @@ struct Args {
   const float* col_taps;  // taps floats
   int64_t width, height;
   int taps;
-  std::string tile;       // --tile NAME of a tunable step (its default when not given)
+  std::string tile;       // --tile NAME of a tunable step, or "auto": the step picks for this GPU
   cudaStream_t stream;
+  // Where a step says what it chose for this device and problem (the tile, the kernel) and why:
+  // the record's "choice" (common/report.h). The step writes it on every launch (the same words).
+  std::string* choice = nullptr;
 };
 
 using LaunchFn = void (*)(const Args& a);
@@ -72,7 +76,9 @@ struct Step {
   const char* shape = "";                // one line for the report: block, tile, outputs per thread
   LoadTapsFn load_taps = nullptr;
   Transfers transfers = Transfers::none;
-  // Tunable steps: the --tile names they know, space-separated, the default first ("" = no --tile).
+  // Tunable steps: the --tile names they know, space-separated ("" = no --tile). Without --tile
+  // (or with --tile auto) the step picks one for the GPU by a rule of its own and says which in
+  // Args::choice; the list is in the order of that rule's ties (today's H100 default first).
   const char* tiles = "";
   bool intermediate = true;              // false: one pass, no tmp image
   Runs runs = Runs::on_gpu;
@@ -120,5 +126,26 @@ inline dim3 tile_grid(int64_t width, int64_t height, int tile_w, int tile_h) {
     throw ladder::UsageError("an image " + std::to_string(width) + " pixels wide needs more than 2^31 - 1 blocks");
   return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(std::min<int64_t>(tiles_y, 65535)));
 }
+
+// ---- Shared by the tunable steps (08, 09, 10): the default tile, a rule from the device -----------
+
+// One --tile candidate as this launch would run it: its kernel (the one whose occupancy decides),
+// threads per block and dynamic shared memory per block at this K.
+struct Candidate {
+  std::string name;
+  const void* kernel;
+  int threads;
+  size_t smem;
+};
+
+// The tunable steps' rule (every GPU, read off the device, never an H100 constant): of the
+// candidates whose block fits this GPU (smem <= dev.smem_per_block_optin, and at least one block per
+// SM by ladder::blocks_per_sm), the one with the most resident warps per SM; ties go to the one
+// listed first. *why gets "NAME: N warps per SM (B blocks x W warps, S B of shared memory each),
+// the most of the C that fit". None fits: UsageError (exit 2) naming the bytes the smallest
+// candidate needs and what the GPU allows. Opts each candidate into its shared memory
+// (ladder::require_shared_memory) before asking for its occupancy.
+size_t pick_most_resident(const ladder::DeviceInfo& dev, const std::vector<Candidate>& candidates,
+                          const std::string& what, std::string* why);
 
 }  // namespace separable_conv

@@ -4,13 +4,16 @@
 // must verify itself. For the sizes small enough to dump, the test also recomputes the convolution
 // from the .npy files in long double — two passes written here, independent of the harness — and
 // checks every output pixel against the same rounding bound (2.001 K 2^-24 times the magnitude of
-// its K x K terms). The tunable steps are also run with each --tile they list in --help.
+// its K x K terms). The tunable steps are also run with each --tile they list in --help; step 11
+// at each K it compiles; every step under the T4, RTX 3060 and A100 device profiles up to K = 127.
 #include "separable_conv/separable_conv.cuh"
 #include "tests/step_runner.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <tuple>
 #include <vector>
 
@@ -132,6 +135,64 @@ TEST_P(SeparableConvTiles, EveryTileVerifies) {
       if (!c.dump_dir.empty()) check_from_dump(id + " --tile " + tile, c.dump_dir, s);
     }
 }
+
+// Step 11 has a kernel for each odd K from 3 to 31: each of them, on an odd width (4-byte stores,
+// rows at every offset, the swizzled row results) and a multiple of 4 (float4 stores), checked from
+// the dump as well; and the record says which kernel ran.
+TEST(SeparableConvCompiledTaps, EveryCompiledKVerifies) {
+  REQUIRE_GPU();
+  const std::string id = "separable_conv/11_compiled_taps";
+  const auto ids = ladder_test::steps_of("separable_conv");
+  if (std::find(ids.begin(), ids.end(), id) == ids.end()) GTEST_SKIP() << id << " is not in this build";
+  for (int k = 3; k <= 31; k += 2)
+    for (const Shape& s : {Shape{131, 45, k}, Shape{256, 37, k}}) {
+      auto c = ladder_test::run_case(id, size_args(s), true);
+      EXPECT_TRUE(ladder_test::verified_run(c.run)) << shape_name(s);
+      EXPECT_NE(c.run.json.find("\"choice\":\"K = " + std::to_string(k) + " compiled in"), std::string::npos)
+          << c.run.json;
+      if (!c.dump_dir.empty()) check_from_dump(id, c.dump_dir, s);
+    }
+}
+
+// Every GPU (device profiles, docs/contract.md): every step of the folder at the test size and at
+// K = 63 and 127 (the shared-memory steps' largest tiles) under the T4, RTX 3060 and A100 profiles
+// verifies, or exits 2 with one line naming what it needs and the device it refused; a tunable
+// step that runs says what it chose.
+class SeparableConvProfiles : public testing::TestWithParam<std::string> {};
+
+TEST_P(SeparableConvProfiles, VerifyOrExitTwoAtLargeK) {
+  REQUIRE_GPU();
+  const std::string& id = GetParam();
+  const auto tunable = ladder_test::tunable_steps("separable_conv");
+  const bool is_tunable = std::find(tunable.begin(), tunable.end(), id) != tunable.end();
+  for (const char* profile : {"t4", "rtx3060", "a100"})
+    for (const Shape& s : {Shape{133, 67, 17}, Shape{260, 70, 63}, Shape{131, 40, 127}}) {
+      auto args = size_args(s);
+      args.insert(args.end(), {"--json", "--no-ceiling", "--reps", "1", "--warmup", "0"});
+      // Set in this process and inherited by the step (gtest runs a test's cases one after another).
+      setenv("LADDER_DEVICE_PROFILE", profile, 1);
+      const auto r = ladder_test::run_step(id, args);
+      unsetenv("LADDER_DEVICE_PROFILE");
+      const std::string where = id + " under " + profile + " at " + shape_name(s);
+      if (r.exit_code == 2) {
+        const size_t at = r.output.find("error: ");
+        ASSERT_NE(at, std::string::npos) << where << ": exit 2 without an error line\n" << r.output;
+        const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+        EXPECT_NE(line.find("needs"), std::string::npos) << where << ": " << line;
+        EXPECT_NE(line.find(std::string("profile ") + profile), std::string::npos) << where << ": " << line;
+        continue;
+      }
+      EXPECT_TRUE(ladder_test::verified_run(r)) << where << "\n" << r.output;
+      if (is_tunable) {
+        EXPECT_EQ(r.json.find("\"choice\":null"), std::string::npos) << where << ": no choice\n" << r.json;
+      }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSteps, SeparableConvProfiles, testing::ValuesIn(ladder_test::steps_of("separable_conv")),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           return ladder_test::param_name(p.param, "profiles");
+                         });
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SeparableConvTiles);  // a build without the tunable steps
 INSTANTIATE_TEST_SUITE_P(AllSteps, SeparableConvTiles, testing::ValuesIn(ladder_test::tunable_steps("separable_conv")),
