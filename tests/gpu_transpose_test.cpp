@@ -107,6 +107,26 @@ TEST_P(TransposeVariants, EveryVariantVerifies) {
     }
 }
 
+// Without --variant a tunable step picks its kernel from the device and says which and why in the
+// record's "choice": 64x128_a16 where two of its 40.3 KiB, 512-thread blocks fit on an SM (an A100,
+// an RTX 3060), 64x64_a16 on a T4 (64 KiB of shared memory per SM: one such block). Under each
+// profile the pick must also verify.
+TEST_P(TransposeVariants, DefaultFollowsTheDevice) {
+  REQUIRE_GPU();
+  const std::string& id = GetParam();
+  const std::pair<const char*, const char*> expected[] = {
+      {"t4", "64x64_a16"}, {"rtx3060", "64x128_a16"}, {"a100", "64x128_a16"}};
+  for (const auto& [profile, name] : expected) {
+    SCOPED_TRACE(std::string("LADDER_DEVICE_PROFILE=") + profile);
+    const auto r = ladder_test::run_step(
+        id, {"--rows", "1025", "--cols", "515", "--json", "--no-ceiling", "--reps", "1", "--warmup", "0",
+             "--seed", std::to_string(ladder_test::fresh_seed())},
+        {std::string("LADDER_DEVICE_PROFILE=") + profile});
+    ASSERT_TRUE(ladder_test::verified_run(r));
+    EXPECT_NE(r.json.find(std::string("\"choice\":\"") + name + ": "), std::string::npos) << r.json;
+  }
+}
+
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(TransposeVariants);  // a build without the tunable step
 INSTANTIATE_TEST_SUITE_P(AllSteps, TransposeVariants, testing::ValuesIn(ladder_test::tunable_steps("transpose")),
                          [](const testing::TestParamInfo<std::string>& p) {

@@ -35,12 +35,16 @@
 // tile).
 // Tuning: --variant NAME picks a tile, an alignment and a strip length at run time (kVariants
 // below: tile rows x columns, _aN = N-float alignment with N warps, else 32-byte sectors with 8;
-// _sN = N tiles per block, _cs = evict-first loads, _b5 = 5 blocks per SM); the default is the first.
+// _sN = N tiles per block, _cs = evict-first loads, _b5 = 5 blocks per SM). Without --variant the
+// step picks one from the device (choose(), at the end): 64x128_a16 where two of its blocks fit on
+// an SM (an H100, an A100, an RTX 3060), 64x64_a16 where only one does (a T4: 64 KB per SM).
 // Source: beyond the posts; the tiled transpose of "CUDA编程入门" (使用SharedMemory优化矩阵转置).
 // Run: build/bin/transpose_07_sector_aligned --rows 8191 --cols 8193 [--variant 64x64]
 #include "transpose/transpose.cuh"
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 namespace transpose::sector_aligned {
 
@@ -50,8 +54,26 @@ constexpr int kSector = 8;  // floats per 32-byte sector: the finest alignment a
 // tile (40 registers a thread; unbounded, the compiler keeps every address of the tile loop in a
 // register: 106); the larger tiles hold twice the floats per thread: 4 x 256 threads, 64 registers.
 // Blocks of kWarps warps: 8 / kWarps times as many blocks, rounded down (1 for 32 warps).
+// This only caps registers: no launch depends on it, and the rule that picks the default variant
+// asks the device how many blocks really fit (choose(), below).
 template <int kR, int kC, int kWarps>
 constexpr int kMinBlocksPerSm = (kR * kC <= 64 * 64 ? 6 : 4) * 8 / kWarps;
+
+// The most threads an SM of the architecture being compiled holds (CUDA C++ Programming Guide,
+// "Technical Specifications per Compute Capability"): an sm_75 SM holds 1,024, sm_86/89/120 1,536,
+// the others 2,048. ptxas ignores a __launch_bounds__ that asks for more blocks than that, with a
+// warning, so the request is capped per target; the host pass (no __CUDA_ARCH__) never reads it.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int kTargetThreadsPerSm = 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
+                                 __CUDA_ARCH__ >= 1200)
+constexpr int kTargetThreadsPerSm = 1536;
+#else
+constexpr int kTargetThreadsPerSm = 2048;
+#endif
+constexpr int min_blocks_for_target(int blocks, int threads) {
+  return blocks < kTargetThreadsPerSm / threads ? blocks : kTargetThreadsPerSm / threads;
+}
 
 // kVec floats as one access (float2 or float4), loads with L2's default policy (__ldg) or
 // evict-first (__ldcs, kStream), stores evict-first: every byte of `out` is written once.
@@ -272,7 +294,7 @@ __device__ __forceinline__ void drain_tile(const float (*tile)[kC + 1], float* _
 
 // Block (s, j) moves tiles k = s * tiles_per_block ... of tile column j, top to bottom.
 template <int kR, int kC, bool kSkewRows, int kAlign, bool kStream, int kMinBlocks>
-__global__ void __launch_bounds__(32 * kAlign, kMinBlocks)
+__global__ void __launch_bounds__(32 * kAlign, min_blocks_for_target(kMinBlocks, 32 * kAlign))
 transpose_sector_aligned(const float* __restrict__ in, float* __restrict__ out, int64_t rows,
                          int64_t cols, int tiles_per_block, bool rows_on_x) {
   using G = Geometry<kR, kC, kSkewRows, kAlign>;
@@ -393,8 +415,60 @@ const std::vector<Variant> kVariants{
      "float2 stores of segments skewed to 32-byte sectors, de-interleaved tile[72][129]"},
 };
 
+// The default for this GPU: the first of 64x128_a16, 64x64_a16 and 64x64 (in the order they
+// measured on the H100, the README's variants section) of which two blocks fit on one SM. Two,
+// because a block has no load in flight while it waits at its barrier and while it stores: with one
+// block per SM the SM's share of the memory system idles for that time (64x64_a32, one block of
+// 1,024 threads per SM, ran at 55-61% of the ceiling). blocks_per_sm() asks the occupancy
+// calculator (registers, shared memory, threads and blocks per SM), under LADDER_DEVICE_PROFILE
+// with that GPU's limits. 64x128_a16 needs 40.3 KiB (41,280 bytes) and 512 threads a block: two
+// fit an H100, an A100 or an RTX 3060 (100 KiB and 1,536 threads per SM), one a T4 (64 KiB), which
+// takes 64x64_a16 (20.3 KiB).
+template <int kR, int kC, int kAlign>
+int resident_blocks(const ladder::DeviceInfo& dev) {
+  const void* kernel = reinterpret_cast<const void*>(
+      &transpose_sector_aligned<kR, kC, true, kAlign, false, kMinBlocksPerSm<kR, kC, kAlign>>);
+  return ladder::blocks_per_sm(dev, kernel, 32 * kAlign, 0);
+}
+
+template <int kR, int kC, int kAlign>
+constexpr size_t kTileBytes = sizeof(float) * Geometry<kR, kC, true, kAlign>::kInRows * (kC + 1);
+
+Choice choose(const ladder::DeviceInfo& dev) {
+  struct Candidate {
+    const char* name;
+    int threads;
+    size_t smem;
+    int blocks;
+  };
+  const Candidate candidates[] = {
+      {"64x128_a16", 32 * 16, kTileBytes<64, 128, 16>, resident_blocks<64, 128, 16>(dev)},
+      {"64x64_a16", 32 * 16, kTileBytes<64, 64, 16>, resident_blocks<64, 64, 16>(dev)},
+      {"64x64", 32 * kSector, kTileBytes<64, 64, kSector>, resident_blocks<64, 64, kSector>(dev)},
+  };
+  auto kb = [](size_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
+    return std::string(text);
+  };
+  const std::string limits = "this GPU: " + std::to_string(dev.max_threads_per_sm) + " threads and " +
+                             kb(dev.smem_per_sm) + " of shared memory per SM";
+  auto blocks = [](int n) { return std::to_string(n) + (n == 1 ? " block" : " blocks"); };
+  std::string passed;  // "64x128_a16: 1 block; " for each candidate before the choice
+  const Candidate* best = &candidates[0];
+  for (const Candidate& c : candidates) {
+    if (c.blocks >= 2)
+      return {c.name, blocks(c.blocks) + " of " + std::to_string(c.threads) + " threads and " +
+                          kb(c.smem) + " fit per SM, the first candidate with two (" + passed + limits +
+                          ")"};
+    passed += std::string(c.name) + ": " + blocks(c.blocks) + "; ";
+    if (c.blocks > best->blocks) best = &c;
+  }
+  return {best->name, "no candidate fits two blocks per SM, this one the most (" + passed + limits + ")"};
+}
+
 const Step kStep{"transpose/07_sector_aligned", kVariants.front().launch, kVariants.front().shape,
-                 Output::transposed, kVariants};
+                 Output::transposed, kVariants, choose};
 LADDER_STEP(kStep);
 
 }  // namespace transpose::sector_aligned

@@ -38,24 +38,47 @@ int run(const Step& step, int argc, char** argv) {
                   "out = in^T, in rows x cols, out cols x rows, float (" + info.id + ")");
   cli.add_size("rows", &rows, "rows of the input matrix");
   cli.add_size("cols", &cols, "columns of the input matrix");
+  // A tunable step's variants; "auto" (the default) lets the step choose one from the device.
+  const char* const kAuto = "auto";
   std::vector<std::string> variants;
+  if (!step.variants.empty()) variants.push_back(kAuto);
   for (const Variant& v : step.variants) variants.push_back(v.name);
-  std::string variant = variants.empty() ? "" : variants.front();
-  if (!variants.empty()) cli.add_choice("variant", &variant, variants, "this step's kernel (tuning)");
+  std::string variant = variants.empty() ? "" : kAuto;
+  if (!variants.empty())
+    cli.add_choice("variant", &variant, variants,
+                   "this step's kernel (tuning); auto: the step's rule picks one for this GPU");
   if (!cli.parse(argc, argv)) return ladder::kExitOk;
-  LaunchFn launch = step.launch;
-  const char* shape = step.shape;
-  for (const Variant& v : step.variants) {
-    if (variant != v.name) continue;
-    launch = v.launch;
-    shape = v.shape;
-  }
   const ladder::CommonOptions& opt = cli.common;
   const bool copies = step.output == Output::copied;
 
   ladder::Result res;
   res.step = info;
   res.device = ladder::init_device(opt);
+
+  // The kernel: the step's own, the variant named, or the one the step's rule picks for this GPU.
+  LaunchFn launch = step.launch;
+  const char* shape = step.shape;
+  if (!variants.empty()) {
+    std::string why = "named by --variant";
+    if (variant == kAuto) {
+      variant = step.variants.front().name;
+      why = "the step's first candidate (it has no rule)";
+      if (step.choose) {
+        const Choice c = step.choose(res.device);
+        variant = c.name;
+        why = c.why;
+      }
+    }
+    bool found = false;
+    for (const Variant& v : step.variants) {
+      if (variant != v.name) continue;
+      launch = v.launch;
+      shape = v.shape;
+      found = true;
+    }
+    if (!found) throw ladder::UsageError(info.id + ": its rule chose '" + variant + "', no variant of it");
+    res.choice = variant + ": " + why;
+  }
   res.size = {{"rows", rows}, {"cols", cols}};
   res.metric_unit = "GB/s";
   res.verify_skipped = !opt.verify;
@@ -109,15 +132,21 @@ int run(const Step& step, int argc, char** argv) {
   });
   res.metric_value = ladder::gbps(min_bytes(rows, cols), res.kernel.median);
 
-  // Step 5: the ceiling step shows the copy engine's D2D copy of the same bytes beside its kernel.
-  if (copies) {
+  // Step 5: the copy engine's D2D copy of the same bytes, on the same buffers, timed the same way
+  // (the ceiling step always; every step when the ceiling is measured). The ceiling is a DRAM
+  // number on buffers of 4x the L2; a matrix whose input and output fit in the L2 together is
+  // partly served from it between repetitions, and a kernel of a few microseconds pays its launch
+  // and its last wave in full: this copy has both, and is the fair scale at such sizes.
+  if (copies || opt.ceiling) {
     ladder::NvtxRange r("cudaMemcpy D2D, same bytes");
     ladder::Stats m = ladder::time_gpu([&] {
       CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_in.get(), bytes, cudaMemcpyDeviceToDevice, stream));
     }, stream, plan);
+    const double copy_gbps = ladder::gbps(min_bytes(rows, cols), m.median);
     res.extras.push_back({"memcpy_d2d_ms", m.median, "ms (cudaMemcpy device-to-device, same bytes)"});
-    res.extras.push_back({"memcpy_d2d_gbps", ladder::gbps(min_bytes(rows, cols), m.median),
-                          "GB/s (cudaMemcpy device-to-device, same bytes)"});
+    res.extras.push_back({"memcpy_d2d_gbps", copy_gbps, "GB/s (cudaMemcpy device-to-device, same bytes)"});
+    res.extras.push_back({"pct_of_memcpy_same_bytes", 100.0 * res.metric_value / copy_gbps,
+                          "% (this step's GB/s over that copy's)"});
   }
   if (shape[0] != '\0') res.notes.push_back(shape);
   if (!variants.empty()) {

@@ -39,14 +39,25 @@ struct Variant {
   const char* shape;
 };
 
+// What a tunable step runs when no --variant names one: the name of one of its variants, chosen
+// from the device (shared memory, threads and blocks per SM; never the H100's numbers), and why in
+// a few words. The harness reports "NAME: WHY" as the record's `choice`.
+struct Choice {
+  const char* name;
+  std::string why;
+};
+using ChooseFn = Choice (*)(const ladder::DeviceInfo& dev);
+
 struct Step {
   const char* id = nullptr;          // "transpose/03_shared_tiled"
   LaunchFn launch = nullptr;
   const char* shape = "";            // one line for the report: block, tile, elements per thread
   Output output = Output::transposed;
-  // A tunable step's candidates, its default (launch, shape) first: such a step takes
-  // --variant NAME (tuning sweeps); the others do not know the flag.
+  // A tunable step's candidates: such a step takes --variant NAME (tuning sweeps); the others do
+  // not know the flag. Without --variant (or with --variant auto) it runs the one `choose` picks
+  // for the device, or the first where it has no rule.
   std::vector<Variant> variants = {};
+  ChooseFn choose = nullptr;
 };
 
 // The folder's main: flags, input, reference, check, timing, ceiling, report.
