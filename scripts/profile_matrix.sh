@@ -10,6 +10,8 @@
 #                      scripts/report.py --chapters reads such a directory as LABEL=DIR for the
 #                      ladder-gpus blocks of the chapters and README.md
 #     -j N             steps run N at a time (default 4): nothing is timed here, one repetition each
+#     --reference DIR  take the real GPU's column from a scripts/run_all.sh record set instead of
+#                      running every step once more without a profile
 #     --help           this text
 #   Step flags after -- apply to every run (e.g. -- --m 1024 --n 1024 --k 1024).
 #
@@ -21,9 +23,10 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 profiles="v100 t4 a100 rtx3060 l4 rtx4090 rtx5090"
 out=""
+reference=""
 jobs=4
 folders=()
 extra=()
@@ -32,6 +35,8 @@ while [ $# -gt 0 ]; do
     --help|-h) usage; exit 0 ;;
     --profiles) [ $# -ge 2 ] || { echo "error: --profiles needs a list" >&2; exit 2; }; profiles=$2; shift 2 ;;
     --out) [ $# -ge 2 ] || { echo "error: --out needs a directory" >&2; exit 2; }; out=$2; shift 2 ;;
+    --reference) [ $# -ge 2 ] && [ -d "$2" ] || { echo "error: --reference needs a record directory" >&2; exit 2; }
+                 reference=$2; shift 2 ;;
     -j) [ $# -ge 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]] || { echo "error: -j needs a count" >&2; exit 2; }
         jobs=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
@@ -52,30 +57,40 @@ list=$(while IFS='=' read -r id path; do
 done <"$steps_file")
 [ -n "$list" ] || { echo "error: no steps match" >&2; exit 2; }
 
+# The largest static shared memory of any kernel in the executable (dynamic shared memory is in the
+# record's extra.smem_per_block_bytes, for the kernels that ask for it); nothing without cuobjdump.
+static_smem() {
+  command -v cuobjdump >/dev/null || return 0
+  cuobjdump -res-usage "$1" 2>/dev/null | grep -o 'SHARED:[0-9]*' | cut -d: -f2 | sort -n | tail -1
+}
+
 run_one() {  # PROFILE ID PATH
   local profile=$1 id=$2 path=$3
   local dir=$out/$profile name=${id/\//_}
   mkdir -p "$dir"
+  if [ "$profile" = none ]; then
+    static_smem "$path" >"$dir/$name.static_smem"
+    if [ -n "$reference" ]; then  # the real GPU's column from a run_all.sh record set
+      [ -f "$reference/$name.json" ] && cp "$reference/$name.json" "$dir/$name.json"
+      return
+    fi
+  fi
   local env=()
   [ "$profile" != none ] && env=(LADDER_DEVICE_PROFILE="$profile")
   env "${env[@]}" "$path" --json --no-ceiling --reps 1 --warmup 0 "${extra[@]}" >"$dir/$name.log" 2>&1
   local rc=$?
-  if [ "$profile" = none ] && command -v cuobjdump >/dev/null; then
-    # The largest static shared memory of any kernel in the executable (dynamic shared memory is in
-    # the record's extra.smem_per_block_bytes, for the kernels that ask for it).
-    cuobjdump -res-usage "$path" 2>/dev/null | grep -o 'SHARED:[0-9]*' | cut -d: -f2 | sort -n | tail -1 \
-      >"$dir/$name.static_smem"
-  fi
   if [ $rc -eq 0 ]; then
     grep '^{' "$dir/$name.log" | tail -1 >"$dir/$name.json"
   elif [ $rc -eq 2 ]; then
     grep -m1 '^error: ' "$dir/$name.log" | sed 's/^error: //' >"$dir/$name.err"
+  elif [ $rc -eq 77 ]; then
+    touch "$dir/$name.skipped"
   else
     echo "$id under $profile: exit $rc" >"$dir/$name.bug"
   fi
 }
-export -f run_one
-export out
+export -f run_one static_smem
+export out reference
 export extra_flags="${extra[*]}"
 
 for profile in none $profiles; do
@@ -84,6 +99,10 @@ for profile in none $profiles; do
     xargs -P "$jobs" -n 3 bash -c 'extra=($extra_flags); run_one "$0" "$1" "$2"'
 done
 
+if ls "$out"/*/*.skipped >/dev/null 2>&1; then
+  echo "no CUDA device here: the steps exited 77 (skipped); nothing to show" >&2
+  exit 77
+fi
 status=0
 if ls "$out"/*/*.bug >/dev/null 2>&1; then
   status=1

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sweep the tile candidates of a tunable sgemm step over the shapes that matter, on this GPU, and
 # say which one it would pick per shape (the fastest that verified, by kernel time) and what the
-# step's own default picks there. Use it to fill a step's table of defaults for a GPU that has no
-# entry yet (kTuned in sgemm/09_pipelined.cu, kDefaultSplitTile in sgemm/10_split_k.cu, kDefaultTile
-# in sgemm/06_2d_retuned.cu).
+# step's own default picks there (its "choice": the rule computed from the device, with its reason).
+# Use it to check a step's rule on a new GPU (default_choice in sgemm/09_pipelined.cu,
+# default_split_tiling in sgemm/10_split_k.cu, kDefaultTile in sgemm/06_2d_retuned.cu): where the
+# fastest candidate differs from the choice by more than noise, the rule needs a new class or bound.
 #
 #   scripts/tune_sgemm.sh [--step 09_pipelined] [--shapes "MxNxK ..."] [--reps N] [-- step flags]
 #   scripts/tune_sgemm.sh --step 06_2d_retuned --shapes 4096x4096x4096
@@ -49,14 +50,18 @@ names=$("$exe" --m 64 --n 64 --k 64 --tile '?' --no-verify --no-ceiling --reps 1
 mkdir -p "$results"
 out="$results/${step}-$(date -u +%Y%m%dT%H%M%SZ).jsonl"
 : > "$out"
-# One run: its JSON record and the tile its note names (what the default picked), into $out.
+# One run: its JSON record and its "choice" (what the default picked, and why), into $out.
 run_one() {  # shape m n k tile-or-empty
   local shape=$1 m=$2 n=$3 k=$4 tile=$5 label=${5:-default} log rc line note
   printf '%-16s %-34s ' "$shape" "$label"
   log=$("$exe" --m "$m" --n "$n" --k "$k" ${tile:+--tile "$tile"} --reps "$reps" --json "${extra[@]}" 2>/dev/null)
   rc=$?
   line=$(printf '%s\n' "$log" | tail -n 1)
-  note=$(printf '%s\n' "$log" | sed -n 's/^note *tile: //p' | head -n 1 | sed 's/"/\\"/g')
+  note=""
+  if [ "${line:0:1}" = "{" ]; then
+    note=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1]).get("choice") or "")' "$line" 2>/dev/null |
+           sed 's/\\/\\\\/g; s/"/\\"/g')
+  fi
   if [ "$rc" -eq 0 ] && [ "${line:0:1}" = "{" ]; then
     echo "{\"tile\":\"$label\",\"shape\":\"$shape\",\"picked\":\"$note\",\"record\":$line}" >> "$out"
     python3 -c 'import json, sys; r = json.loads(sys.argv[1]); print("%9.3f ms  %6.1f%% of cuBLAS" % (r["kernel_ms"]["median"], r.get("pct_of_ceiling") or 0))' "$line"

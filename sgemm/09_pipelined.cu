@@ -12,9 +12,11 @@
 // interior tiles take a copy path with no predicates at all.
 // Changes from step 08: the copy (cp.async into a ring), the k loop (one barrier, prefetch of the
 // next fragments), the tile shapes: tunable, --tile NAME (BMxBNxBK_TMxTN_wWMxWN_sSTAGES), the
-// default per GPU and size class from a table (kTuned: 128 x 256 tiles where they fill whole waves,
-// 128 x 128 where they would leave a last wave nearly empty). The tile loop is a device function
-// (pipelined_tile, with A's row pitch apart from k) that step 10 reuses on slices of k.
+// default computed from the device and the shape (default_choice: the tilings that fit, their blocks
+// per SM, waves over the GPU's SMs — 128 x 256 tiles where they fill whole waves, 128 x 128 where
+// they would leave a last wave nearly empty). The tile loop is a device function (pipelined_tile,
+// with A's row pitch apart from k) that steps 10 and 11 reuse on slices of k. Needs cp.async:
+// sm_80 or newer (exit 2 on older GPUs).
 // Costs: shared memory S x (BK (BM + 4) + BK BN) x 4 bytes (dynamic, > 48 KB needs an opt-in);
 // registers for the second fragment buffer (2 (TM + TN)); 8 x 16 thread tiles take ~240 registers
 // and one 256-thread block (8 warps, 12.5% occupancy) per SM: 128 independent FFMAs per warp and k
@@ -24,7 +26,8 @@
 #include "08_warptiling.cu"  // WarpTile, ATileMap, BTileMap, unchanged
 #include "common/cp_async.cuh"
 
-#include <iterator>
+#include <algorithm>
+#include <string>
 #include <type_traits>
 
 namespace sgemm::pipelined {
@@ -155,87 +158,185 @@ __global__ void __launch_bounds__(T::THREADS, MinBlocks)
   pipelined_tile<T, Stages, VecB>(A, k, B, C, m, n, k, tiles_n);
 }
 
+// How many blocks of a tiling one SM of this GPU holds, the tiling being launched as either of its
+// two kernels (16-byte or 4-byte copies of B): the fewer of the two (ladder::blocks_per_sm, which
+// applies a device profile's limits and returns 0 when the shared memory does not fit one block).
+inline int tiling_blocks_per_sm(const ladder::DeviceInfo& dev, const void* vec_b, const void* scalar_b,
+                                int threads, int smem) {
+  return std::min(ladder::blocks_per_sm(dev, vec_b, threads, smem),
+                  ladder::blocks_per_sm(dev, scalar_b, threads, smem));
+}
+
+// One tiling: its shape, its launcher, and how many of its blocks one SM of this GPU holds.
 template <class T, int Stages, int MinBlocks>
-void launch_pipelined(const Gemm& g) {
-  constexpr int kSmem = Stages * (T::AS_TILE + T::BS_TILE) * static_cast<int>(sizeof(float));
-  for (const void* k : {reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, true>),
-                        reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, false>)})
-    ladder::require_shared_memory(k, kSmem, *g.dev, "the pipelined tile");
-  const TileGrid grid = tile_grid(g.m, g.n, T::BM, T::BN);
-  auto kernel = g.n % 4 == 0 ? sgemm_pipelined<T, Stages, MinBlocks, true>  // 256-byte aligned bases
-                             : sgemm_pipelined<T, Stages, MinBlocks, false>;
-  kernel<<<grid.blocks, T::THREADS, kSmem, g.stream>>>(g.A, g.B, g.C, g.m, g.n, g.k, grid.tiles_n);
-  CUDA_CHECK_LAUNCH();
+struct Pipelined {
+  static constexpr int kSmem = Stages * (T::AS_TILE + T::BS_TILE) * static_cast<int>(sizeof(float));
+
+  static void configure(const ladder::DeviceInfo& dev) {  // more than 48 KB needs an opt-in
+    for (const void* k : {reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, true>),
+                          reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, false>)})
+      ladder::require_shared_memory(k, kSmem, dev, "the pipelined tile");
+  }
+
+  // Blocks per SM on this GPU (registers, shared memory, threads; the profile's limits too); 0 when
+  // the tiling's shared memory is more than one block may have here. Once per process.
+  static int blocks_per_sm(const ladder::DeviceInfo& dev) {
+    static const int blocks = tiling_blocks_per_sm(
+        dev, reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, true>),
+        reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, false>), T::THREADS, kSmem);
+    return blocks;
+  }
+
+  static void launch(const Gemm& g) {
+    ladder::require_compute_capability(*g.dev, ladder::kCpAsyncMajor, ladder::kCpAsyncMinor, "cp.async");
+    configure(*g.dev);
+    const TileGrid grid = tile_grid(g.m, g.n, T::BM, T::BN);
+    auto kernel = g.n % 4 == 0 ? sgemm_pipelined<T, Stages, MinBlocks, true>  // 256-byte aligned bases
+                               : sgemm_pipelined<T, Stages, MinBlocks, false>;
+    kernel<<<grid.blocks, T::THREADS, kSmem, g.stream>>>(g.A, g.B, g.C, g.m, g.n, g.k, grid.tiles_n);
+    CUDA_CHECK_LAUNCH();
+  }
+};
+
+struct Candidate {
+  const char* name;
+  int bm, bn, bk, stages, tm, tn, threads, smem;
+  LaunchFn launch;
+  int (*blocks_per_sm)(const ladder::DeviceInfo& dev);
+  int k_in_flight() const { return bk * stages; }  // k of A and B the ring holds
+};
+
+template <class T, int Stages, int MinBlocks>
+constexpr Candidate tiling(const char* name) {
+  using P = Pipelined<T, Stages, MinBlocks>;
+  return {name, T::BM, T::BN, T::BK, Stages, T::TM, T::TN, T::THREADS, P::kSmem, P::launch, P::blocks_per_sm};
 }
 
 // name: BM x BN x BK _ TM x TN _ w WM x WN _ s Stages. MinBlocks: what __launch_bounds__ leaves
 // registers for (8 x 8 tiles of 256 threads: 2 blocks, <= 128 registers; 8 x 16 and 16 x 8 tiles:
 // ~240, one 256-thread or two 128-thread blocks per SM). Registers and shared memory per block in
 // the chapter's table.
-const TileCandidate kCandidates[] = {
-    {"128x128x8_8x8_w64x32_s3", launch_pipelined<WarpTile<128, 128, 8, 64, 32, 8, 8>, 3, 2>},
-    {"128x128x16_8x8_w64x32_s2", launch_pipelined<WarpTile<128, 128, 16, 64, 32, 8, 8>, 2, 2>},
-    {"128x128x16_8x8_w64x32_s3", launch_pipelined<WarpTile<128, 128, 16, 64, 32, 8, 8>, 3, 1>},
-    {"128x128x8_16x8_w64x64_s3", launch_pipelined<WarpTile<128, 128, 8, 64, 64, 16, 8>, 3, 2>},
-    {"128x256x16_8x16_w64x64_s2", launch_pipelined<WarpTile<128, 256, 16, 64, 64, 8, 16>, 2, 1>},
-    {"128x256x32_8x16_w64x64_s3", launch_pipelined<WarpTile<128, 256, 32, 64, 64, 8, 16>, 3, 1>},
+const Candidate kCandidates[] = {
+    tiling<WarpTile<128, 128, 8, 64, 32, 8, 8>, 3, 2>("128x128x8_8x8_w64x32_s3"),
+    tiling<WarpTile<128, 128, 16, 64, 32, 8, 8>, 2, 2>("128x128x16_8x8_w64x32_s2"),
+    tiling<WarpTile<128, 128, 16, 64, 32, 8, 8>, 3, 1>("128x128x16_8x8_w64x32_s3"),
+    tiling<WarpTile<128, 128, 8, 64, 64, 16, 8>, 3, 2>("128x128x8_16x8_w64x64_s3"),
+    tiling<WarpTile<128, 256, 16, 64, 64, 8, 16>, 2, 1>("128x256x16_8x16_w64x64_s2"),
+    tiling<WarpTile<128, 256, 32, 64, 64, 8, 16>, 3, 1>("128x256x32_8x16_w64x64_s3"),
 };
 constexpr const char* kId = "sgemm/09_pipelined";
 
-// The default per GPU and size class, from scripts/tune_sgemm.sh on that GPU. The class follows from
-// whole waves of blocks (the post's lesson, as a rule): a 128 x 256 block at one per SM does the
-// work of two 128 x 128 blocks at two per SM, so their wave counts compare directly.
-//   few     fewer medium tiles than the GPU has slots for: under one wave (step 10 splits k instead);
-//   large   the large tile, unless it needs more waves than the medium one — with the deeper k step
-//           from long_k on (fewer barriers per FMA; short k pays more for its longer prologue);
-//   medium  otherwise (e.g. 4095 x 4097: 544 large tiles are 4.1 waves, 1,056 medium ones 4.0).
-// On the H100: 4096^3 -> large, long k; 4000 x 3000 x 2000 -> large; 4095 x 4097 x 1023 -> medium;
-// 1024 x 1024 x 8192 -> few. Each of those was the fastest candidate at its shape (the chapter); the
-// class boundaries between the measured shapes are the rule above, and long_k lies between the
-// measured k = 2000 and 4096.
-struct TunedTile {
-  const char* name;
-  int bm, bn, blocks_per_sm;
-};
-struct Tuned {
-  int cc_major, cc_minor, sm_count;  // the GPU
-  TunedTile large, medium;
-  const char* large_long_k;  // `large`'s block tile with a deeper k step, for k >= long_k
-  int64_t long_k;
-  const char* few;
-};
-constexpr Tuned kTuned[] = {
-    // NVIDIA H100 80GB HBM3 (SXM5): sm_90, 132 SMs
-    {9, 0, 132, {"128x256x16_8x16_w64x64_s2", 128, 256, 1}, {"128x128x8_16x8_w64x64_s3", 128, 128, 2},
-     "128x256x32_8x16_w64x64_s3", 3072, "128x128x16_8x8_w64x32_s3"},
-};
-// A GPU without an entry: 128 registers and 33 KB of shared memory per 256-thread block, two blocks
-// per SM on any sm_90 part; on the H100 within a few percent of the tuned choice at every shape
-// measured except the few-tile one.
-constexpr const char* kFallback = "128x128x16_8x8_w64x32_s2";
+// ---- The default: a rule computed from the device ------------------------------------------------
+//
+// No table per GPU: every number below is read off the device (common/device.h) — which tilings fit
+// (shared memory per block), how many blocks of each one SM holds (the occupancy calculator, under a
+// profile its limits), and so how many slots the GPU has (SMs x blocks per SM). The shape then falls
+// into a size class, the post's waves as a rule. A 128 x 256 block at one per SM does the work of
+// two 128 x 128 blocks at two per SM, so their wave counts compare directly:
+//   few     fewer medium tiles than the GPU has slots for them: under one wave. Each block is alone
+//           on its SM, so the medium tiling of 256 threads with the most k in flight (BK x stages)
+//           hides the most latency (step 10 splits k instead);
+//   large   the large tile, unless it needs more waves than the medium one; from k = kLongK on the
+//           large tiling with the most k in flight that fits (fewer barriers per FMA), below it the
+//           one with the least (a shorter prologue, paid once per tile);
+//   medium  otherwise: the medium tiling with the largest thread tile (the most FFMAs per shared load).
+// "large" is the largest block tile among the tilings that fit, "medium" the others (128 x 128).
+// On the H100 (132 SMs, 227 KB per block) this picks what the tuning sweep found fastest at each
+// shape it measured: 4096^3 -> large, long k (512 tiles: 4 waves of 132; 1,024 medium ones: 4 of
+// 264); 4000 x 3000 x 2000 -> large (3 waves each); 4095 x 4097 x 1023 -> medium (544 large tiles
+// are 5 waves, 1,056 medium ones 4); 1024 x 1024 x 8192 -> few (64 tiles for 264 slots). kLongK lies
+// between the measured k = 2000 and 4096 (a shape's size, not a GPU's).
+constexpr int64_t kLongK = 3072;
 
-const char* default_tile(const Gemm& g) {
-  for (const Tuned& e : kTuned) {
-    if (e.cc_major != g.dev->cc_major || e.cc_minor != g.dev->cc_minor || e.sm_count != g.dev->sm_count)
-      continue;
-    auto tiles = [&](const TunedTile& t) { return ((g.m + t.bm - 1) / t.bm) * ((g.n + t.bn - 1) / t.bn); };
-    auto waves = [&](const TunedTile& t) {
-      const int64_t slots = int64_t(e.sm_count) * t.blocks_per_sm;
-      return (tiles(t) + slots - 1) / slots;
-    };
-    if (tiles(e.medium) < int64_t(e.sm_count) * e.medium.blocks_per_sm) return e.few;
-    if (waves(e.large) <= waves(e.medium)) return g.k >= e.long_k ? e.large_long_k : e.large.name;
-    return e.medium.name;
+enum class SizeClass { few, large, medium, only };
+struct Choice {
+  const Candidate* tiling;
+  SizeClass size_class;
+  int64_t tiles, slots;          // of the chosen tiling
+  int64_t medium_tiles, medium_slots, large_tiles, large_slots;  // what the rule compared
+};
+
+inline int64_t tiles_of(const Gemm& g, const Candidate& c) {
+  return ((g.m + c.bm - 1) / c.bm) * ((g.n + c.bn - 1) / c.bn);
+}
+inline int64_t slots_of(const Gemm& g, const Candidate& c) {
+  return int64_t(g.dev->sm_count) * c.blocks_per_sm(*g.dev);
+}
+inline int64_t waves_of(const Gemm& g, const Candidate& c) {
+  return (tiles_of(g, c) + slots_of(g, c) - 1) / slots_of(g, c);
+}
+
+Choice default_choice(const Gemm& g) {
+  const Candidate *few = nullptr, *medium = nullptr, *large_deep = nullptr, *large_short = nullptr;
+  int largest = 0;
+  for (const Candidate& c : kCandidates)
+    if (c.blocks_per_sm(*g.dev) > 0) largest = std::max(largest, c.bm * c.bn);
+  for (const Candidate& c : kCandidates) {
+    if (c.blocks_per_sm(*g.dev) == 0) continue;  // more shared memory than a block may have here
+    if (c.bm * c.bn == largest) {
+      if (!large_deep || c.k_in_flight() > large_deep->k_in_flight()) large_deep = &c;
+      if (!large_short || c.k_in_flight() < large_short->k_in_flight()) large_short = &c;
+    } else {
+      if (!medium || c.tm * c.tn > medium->tm * medium->tn) medium = &c;
+      if (c.threads == 256 && (!few || c.k_in_flight() > few->k_in_flight())) few = &c;
+    }
   }
-  return kFallback;
+  if (!large_deep)
+    throw ladder::UsageError(std::string(kId) + ": no tiling fits this GPU (" + g.dev->name + "): " +
+                             std::to_string(g.dev->smem_per_block_optin) + " bytes of shared memory per block");
+  const Candidate* large = g.k >= kLongK ? large_deep : large_short;
+  Choice ch{large, SizeClass::only, tiles_of(g, *large), slots_of(g, *large), 0, 0, 0, 0};
+  if (!medium) return ch;  // one block-tile size fits: nothing to compare
+  if (!few) few = medium;
+  ch.medium_tiles = tiles_of(g, *medium), ch.medium_slots = slots_of(g, *medium);
+  ch.large_tiles = tiles_of(g, *large), ch.large_slots = slots_of(g, *large);
+  if (ch.medium_tiles < ch.medium_slots) ch.tiling = few, ch.size_class = SizeClass::few;
+  else if (waves_of(g, *large) <= waves_of(g, *medium)) ch.size_class = SizeClass::large;
+  else ch.tiling = medium, ch.size_class = SizeClass::medium;
+  ch.tiles = tiles_of(g, *ch.tiling), ch.slots = slots_of(g, *ch.tiling);
+  return ch;
+}
+
+// "128x256x32_8x16_w64x64_s3: large, long k — 512 tiles of 128x256 in 132 slots (132 SMs x 1) ..."
+std::string explain(const Gemm& g, const Choice& ch) {
+  auto waves = [](int64_t tiles, int64_t slots) { return std::to_string((tiles + slots - 1) / slots); };
+  const Candidate& c = *ch.tiling;
+  const std::string per_sm = std::to_string(c.blocks_per_sm(*g.dev));
+  std::string s = std::string(c.name) + ": ";
+  const std::string cmp = std::to_string(ch.large_tiles) + " large tiles in " + std::to_string(ch.large_slots) +
+                          " slots = " + waves(ch.large_tiles, ch.large_slots) + " waves, " +
+                          std::to_string(ch.medium_tiles) + " medium in " + std::to_string(ch.medium_slots) +
+                          " = " + waves(ch.medium_tiles, ch.medium_slots);
+  switch (ch.size_class) {
+    case SizeClass::few:
+      s += "few tiles (" + std::to_string(ch.medium_tiles) + " medium tiles for " + std::to_string(ch.medium_slots) +
+           " slots: under one wave), the 256-thread medium tiling with the most k in flight";
+      break;
+    case SizeClass::large:
+      s += std::string("large tiles (") + cmp + ")" +
+           (g.k >= kLongK ? ", long k: the most k in flight that fits" : ", short k: the shortest prologue");
+      break;
+    case SizeClass::medium:
+      s += "medium tiles (" + cmp + "), the largest thread tile";
+      break;
+    case SizeClass::only:
+      s += "the only block-tile size that fits";
+      break;
+  }
+  return s + "; " + std::to_string(g.dev->sm_count) + " SMs x " + per_sm + " block(s) per SM, " +
+         std::to_string(c.smem) + " B of shared memory per block (" +
+         std::to_string(g.dev->smem_per_block_optin) + " allowed)";
 }
 
 void launch(const Gemm& g) {
-  pick_tile(kId, g.tile, kCandidates, std::size(kCandidates), default_tile(g))(g);
+  ladder::require_compute_capability(*g.dev, ladder::kCpAsyncMajor, ladder::kCpAsyncMinor, "cp.async");
+  if (!g.tile.empty()) return pick_candidate(kId, g.tile, kCandidates, "").launch(g);
+  default_choice(g).tiling->launch(g);
 }
 
 std::string describe(const Gemm& g) {
-  return g.tile.empty() ? std::string(default_tile(g)) + " (the default for this GPU and size)" : g.tile;
+  if (!g.tile.empty()) return g.tile + " (--tile)";
+  return explain(g, default_choice(g));
 }
 
 const Step kStep{kId, launch, nullptr, /*tunable=*/true, /*workspace_bytes=*/nullptr, describe};

@@ -5,9 +5,12 @@
 // reuse). Here the k range is cut into S slices as well: block (tile, s) runs step 09's pipelined
 // tile loop, unchanged, on k in [s kc, (s + 1) kc) and writes its partial tile to slice s of a
 // workspace; a second kernel adds the S partials of each element in slice order and writes C.
-// S fills the GPU's block slots (SMs x blocks per SM, from the occupancy calculator) with
-// tiles x S blocks, as long as every slice keeps at least kMinSlice of k; kc is a whole number of
-// BK steps. Shapes with a wave or more of tiles (S = 1) run step 09's kernel as step 09 does.
+// S fills the GPU's block slots (SMs x blocks per SM, from the occupancy calculator, profile-aware)
+// with tiles x S blocks, as long as every slice keeps at least kMinSlice of k; kc is a whole number
+// of BK steps. The tiling that splits: the largest block tile that fits this GPU, with the most k in
+// flight (on the H100 128x256x32_8x16_w64x64_s3; where its 145.5 KB do not fit a block, e.g. 99 KB
+// on an RTX 3060, the 128x256x16 one). Shapes with a wave or more of tiles (S = 1) run step 09's
+// kernel with 09's default. Needs cp.async (sm_80 or newer; exit 2 on older GPUs).
 // Deterministic: no float atomics. Every element of C is the same additions in the same order on
 // every run (and any order of an fp32 dot product is within the check's bound: sgemm.cuh).
 // Changes from step 09: a kernel that runs pipelined_tile on one slice of k (blockIdx.y), the
@@ -16,7 +19,7 @@
 // 16 MiB, L2-sized), a second launch, and a partial sum per slice instead of one accumulator.
 // Source: beyond the posts (CUTLASS's "parallel" split-K GEMM: partial products, then a reduction
 // kernel). Run: build/bin/sgemm_10_split_k --m 1024 --n 1024 --k 8192 [--tile NAME]
-#include "09_pipelined.cu"  // pipelined_tile, launch_pipelined's set-up, step 09's defaults, unchanged
+#include "09_pipelined.cu"  // pipelined_tile, step 09's defaults, unchanged
 
 #include <algorithm>
 #include <string>
@@ -81,19 +84,17 @@ struct Sliced {
       ladder::require_shared_memory(k, kSmem, dev, "the split-k tile");
   }
 
-  // Blocks of this tiling one SM holds (registers, shared memory, threads), on this GPU.
+  // Blocks of this tiling one SM of this GPU holds (step 09's tiling_blocks_per_sm); 0 when its
+  // shared memory is more than one block may have here. Once per process.
   static int blocks_per_sm(const ladder::DeviceInfo& dev) {
-    static int blocks = 0;
-    if (blocks == 0) {
-      configure(dev);
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_split_k<T, Stages, MinBlocks, true>,
-                                                               T::THREADS, kSmem));
-      if (blocks < 1) blocks = 1;
-    }
+    static const int blocks = pipelined::tiling_blocks_per_sm(
+        dev, reinterpret_cast<const void*>(sgemm_split_k<T, Stages, MinBlocks, true>),
+        reinterpret_cast<const void*>(sgemm_split_k<T, Stages, MinBlocks, false>), T::THREADS, kSmem);
     return blocks;
   }
 
   static void run(const Gemm& g, Split s) {
+    ladder::require_compute_capability(*g.dev, ladder::kCpAsyncMajor, ladder::kCpAsyncMinor, "cp.async");
     configure(*g.dev);
     const TileGrid grid = tile_grid(g.m, g.n, T::BM, T::BN);
     const int64_t stride = slice_stride(g.m, g.n);
@@ -112,7 +113,7 @@ struct Sliced {
 
 struct Candidate {
   const char* name;
-  int bm, bn, bk;
+  int bm, bn, bk, stages;
   int (*blocks_per_sm)(const ladder::DeviceInfo& dev);
   void (*run)(const Gemm& g, Split s);
 };
@@ -120,7 +121,7 @@ struct Candidate {
 template <class T, int Stages, int MinBlocks>
 constexpr Candidate sliced(const char* name) {
   using S = Sliced<T, Stages, MinBlocks>;
-  return {name, T::BM, T::BN, T::BK, S::blocks_per_sm, S::run};
+  return {name, T::BM, T::BN, T::BK, Stages, S::blocks_per_sm, S::run};
 }
 
 // Step 09's tilings (the same names and template arguments), each with the split below.
@@ -133,13 +134,27 @@ const Candidate kCandidates[] = {
     sliced<WarpTile<128, 256, 32, 64, 64, 8, 16>, 3, 1>("128x256x32_8x16_w64x64_s3"),
 };
 constexpr const char* kId = "sgemm/10_split_k";
-// The tiling that splits when no --tile is given, on any GPU: two 256-thread blocks per SM.
-constexpr const char* kDefaultSplitTile = "128x256x32_8x16_w64x64_s3";
+
+// The tiling that splits when no --tile is given: of those that fit this GPU, the largest block
+// tile (the most reuse per loaded value: a slice is a short GEMM of its own), and of those the one
+// with the most k in flight (BK x stages). Throws UsageError (exit 2) if none fits.
+const Candidate& default_split_tiling(const ladder::DeviceInfo& dev) {
+  const Candidate* best = nullptr;
+  for (const Candidate& c : kCandidates) {
+    if (c.blocks_per_sm(dev) == 0) continue;
+    const int area = c.bm * c.bn, best_area = best ? best->bm * best->bn : 0;
+    if (!best || area > best_area || (area == best_area && c.bk * c.stages > best->bk * best->stages)) best = &c;
+  }
+  if (!best)
+    throw ladder::UsageError(std::string(kId) + ": no tiling fits this GPU (" + dev.name + "): " +
+                             std::to_string(dev.smem_per_block_optin) + " bytes of shared memory per block");
+  return *best;
+}
 
 // S: enough slices for tiles x S blocks to fill the block slots without passing them, each slice
 // at least kMinSlice of k; then kc rounded up to whole BK steps (so S may shrink).
 Split split_for(const Gemm& g, const Candidate& c) {
-  const int64_t slots = int64_t(g.dev->sm_count) * c.blocks_per_sm(*g.dev);
+  const int64_t slots = int64_t(g.dev->sm_count) * std::max(c.blocks_per_sm(*g.dev), 1);
   const int64_t tiles_m = (g.m + c.bm - 1) / c.bm, tiles_n = (g.n + c.bn - 1) / c.bn;
   if (tiles_m >= slots || tiles_n >= slots || tiles_m * tiles_n >= slots) return {1, g.k};  // a wave
   int64_t slices = std::min(slots / (tiles_m * tiles_n), g.k / kMinSlice);
@@ -155,7 +170,7 @@ struct Plan {
   Split split;
 };
 Plan plan(const Gemm& g) {
-  const Candidate& c = pick_candidate(kId, g.tile, kCandidates, kDefaultSplitTile);
+  const Candidate& c = g.tile.empty() ? default_split_tiling(*g.dev) : pick_candidate(kId, g.tile, kCandidates, "");
   const Split s = split_for(g, c);
   if (g.tile.empty() && s.slices == 1) return {nullptr, s};
   return {&c, s};
@@ -167,6 +182,7 @@ size_t workspace_bytes(const Gemm& g) {
 }
 
 void launch(const Gemm& g) {
+  ladder::require_compute_capability(*g.dev, ladder::kCpAsyncMajor, ladder::kCpAsyncMinor, "cp.async");
   const Plan p = plan(g);
   if (!p.tiling) {
     pipelined::launch(g);
@@ -178,7 +194,12 @@ void launch(const Gemm& g) {
 std::string describe(const Gemm& g) {
   const Plan p = plan(g);
   if (!p.tiling) return "no split: step 09's " + pipelined::describe(g);
-  std::string d = std::string(p.tiling->name) + (g.tile.empty() ? " (the default for splitting)" : "");
+  const int per_sm = p.tiling->blocks_per_sm(*g.dev);
+  std::string d = std::string(p.tiling->name) +
+                  (g.tile.empty() ? " (the largest block tile that fits, the most k in flight)" : " (--tile)");
+  const int64_t tiles = ((g.m + p.tiling->bm - 1) / p.tiling->bm) * ((g.n + p.tiling->bn - 1) / p.tiling->bn);
+  d += ": " + std::to_string(tiles) + " tiles for " + std::to_string(int64_t(g.dev->sm_count) * per_sm) + " slots (" +
+       std::to_string(g.dev->sm_count) + " SMs x " + std::to_string(per_sm) + " block(s) per SM)";
   if (p.split.slices == 1) return d + ", no split";
   return d + ", k in " + std::to_string(p.split.slices) + " slices of " + std::to_string(p.split.k_slice);
 }

@@ -211,6 +211,26 @@ ladder::ErrorBound bound_vs_cublas(int64_t k) {
   return {static_cast<double>(k), ladder::kFloatEps, 2.0 / ((1.0 - ku) * (1.0 - gamma))};
 }
 
+namespace {
+// ((1 + u_t)^2 (1 + gamma'_K) - 1): the TF32 error factor of sgemm.cuh; past K u_acc = 1/4 gamma'_K
+// keeps growing linearly, with its denominator held at 3/4 (as the fp32 bounds hold c).
+double tf32_factor(int64_t k) {
+  const double ku = static_cast<double>(k) * kTf32AccumEps, gamma = ku / (1.0 - std::min(ku, 0.25));
+  const double in = (1.0 + kTf32InputEps) * (1.0 + kTf32InputEps);
+  return in * (1.0 + gamma) - 1.0;
+}
+}  // namespace
+
+ladder::ErrorBound bound_tf32_vs_exact(int64_t k) {
+  const double kd = static_cast<double>(k);
+  return {kd, ladder::kFloatEps, 1.01 * tf32_factor(k) / (kd * ladder::kFloatEps)};
+}
+
+ladder::ErrorBound bound_tf32_vs_cublas(int64_t k) {
+  const double kd = static_cast<double>(k), ku = k_u(k), gamma = ku / (1.0 - ku);
+  return {kd, ladder::kFloatEps, (tf32_factor(k) + gamma) / (1.0 - gamma) / (kd * ladder::kFloatEps)};
+}
+
 // ---- cuBLAS ---------------------------------------------------------------------------------------
 
 namespace {
@@ -253,6 +273,51 @@ void abs_on_device(const ladder::DeviceInfo& dev, float* x, int64_t count, cudaS
 }  // namespace
 
 void cublas_sgemm(const Gemm& g) { blas_gemm(g.A, g.B, g.C, g.m, g.n, g.k, g.stream); }
+
+// ---- cuBLAS TF32 (the tf32 series) ----------------------------------------------------------------
+
+namespace {
+
+// A second handle for the tf32 series, in the default math mode: the pedantic handle above is the
+// fp32 reference; this one runs cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores, inputs
+// read as TF32, fp32 accumulation), the ceiling of the tf32 steps. Alive while run() runs for them.
+class CublasTf32 {
+ public:
+  CublasTf32() { CUBLAS_CHECK(cublasCreate(&h_)); }
+  ~CublasTf32() {
+    if (h_) cublasDestroy(h_);
+  }
+  CublasTf32(const CublasTf32&) = delete;
+  CublasTf32& operator=(const CublasTf32&) = delete;
+  cublasHandle_t get() const { return h_; }
+
+ private:
+  cublasHandle_t h_ = nullptr;
+};
+
+const CublasTf32* g_blas_tf32 = nullptr;
+
+struct BlasTf32Scope {
+  explicit BlasTf32Scope(const CublasTf32* b) { g_blas_tf32 = b; }
+  ~BlasTf32Scope() { g_blas_tf32 = nullptr; }
+  BlasTf32Scope(const BlasTf32Scope&) = delete;
+  BlasTf32Scope& operator=(const BlasTf32Scope&) = delete;
+};
+
+// Row-major C = A·B as the column-major Cᵀ = Bᵀ·Aᵀ (the same memory), as common/blas.cpp does.
+void blas_gemm_tf32(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k,
+                    cudaStream_t stream) {
+  if (!g_blas_tf32) throw std::logic_error("sgemm::cublas_sgemm_tf32 called outside sgemm::run of a tf32 step");
+  const float alpha = 1.0f, beta = 0.0f;
+  CUBLAS_CHECK(cublasSetStream(g_blas_tf32->get(), stream));
+  CUBLAS_CHECK(cublasGemmEx_64(g_blas_tf32->get(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B, CUDA_R_32F, n,
+                               A, CUDA_R_32F, k, &beta, C, CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32,
+                               CUBLAS_GEMM_DEFAULT));
+}
+
+}  // namespace
+
+void cublas_sgemm_tf32(const Gemm& g) { blas_gemm_tf32(g.A, g.B, g.C, g.m, g.n, g.k, g.stream); }
 
 // ---- The CPU check ----------------------------------------------------------------------------------
 
@@ -336,6 +401,25 @@ class CpuReference {
     return all;
   }
 
+  // The largest |got - ref| / (|A|·|B|)ij over the elements this reference holds: the measured error
+  // against fp64 in units of the magnitude (the quantity the bounds limit; 2^-24 K at most for fp32).
+  double max_relative(const float* got) const {
+    const int64_t m = op_.m, n = op_.n;
+    double worst = 0;
+    auto take = [&](double g, double ref, double mag) {
+      if (mag > 0) worst = std::max(worst, std::fabs(g - ref) / mag);
+    };
+    if (full_) {
+      for (int64_t i = 0; i < m * n; ++i) take(got[i], row_ref_[i], row_mag_[i]);
+      return worst;
+    }
+    for (size_t r = 0; r < rows_.size(); ++r)
+      for (int64_t j = 0; j < n; ++j) take(got[rows_[r] * n + j], row_ref_[r * n + j], row_mag_[r * n + j]);
+    for (size_t c = 0; c < cols_.size(); ++c)
+      for (int64_t i = 0; i < m; ++i) take(got[i * n + cols_[c]], col_ref_[c * m + i], col_mag_[c * m + i]);
+    return worst;
+  }
+
   std::string describe() const {
     if (full_) return std::string("all of C against the ") + tag_;
     return std::to_string(rows_.size()) + " rows and " + std::to_string(cols_.size()) +
@@ -409,6 +493,10 @@ int run(const Step& step, int argc, char** argv) {
   const bool aat = info.series == "aat";
   if (aat ? !step.aat : !step.launch)
     throw std::logic_error(info.id + ": a step of series '" + info.series + "' needs its launcher");
+  // The tf32 series: TF32 bounds, the cuBLAS TF32 ceiling (fp32 steps: everything as before).
+  const bool tf32 = step.math == Math::tf32;
+  if (tf32 != (info.series == "tf32"))
+    throw std::logic_error(info.id + ": Step::math must be tf32 exactly for the series 'tf32'");
 
   int64_t m = aat ? kAatDefaultM : kDefaultM, n = kDefaultN, k = aat ? kAatDefaultK : kDefaultK;
   std::string init = "random", tile;
@@ -427,6 +515,9 @@ int run(const Step& step, int argc, char** argv) {
   if (!tile.empty() && !step.tunable)
     throw ladder::UsageError(info.id + " is not tunable: it takes no --tile (only tunable steps do)");
   const bool analytic = init == "analytic";
+  // The step's bounds: against the exact (fp64 CPU, closed form) and the cuBLAS fp32 reference.
+  const ladder::ErrorBound step_exact = tf32 ? bound_tf32_vs_exact(k) : bound_vs_exact(k);
+  const ladder::ErrorBound step_blas = tf32 ? bound_tf32_vs_cublas(k) : bound_vs_cublas(k);
   if (analytic && !analytic_fits(m, n, k))
     throw ladder::UsageError("--init analytic needs every A[i][j] = i + j and B[i][j] = i - j to be an "
                              "exact float: m + k - 2, k - 1 and n - 1 at most 2^24");
@@ -467,6 +558,11 @@ int run(const Step& step, int argc, char** argv) {
   // The aat ladder's ceiling, the copy ceiling, on its own buffers before this step's exist.
   const ladder::TimingPlan plan = ladder::TimingPlan::from(opt);
   if (aat && opt.ceiling) res.ceiling = ladder::measure_copy_ceiling(res.device, plan);
+  // A skinny C = A·B (m or n at most kSkinny) is bound by bandwidth, not FMAs: each step is also
+  // reported against A, B and C moved once at the copy ceiling's bandwidth (extra.pct_of_copy_bound).
+  const bool skinny = !aat && (m <= kSkinny || n <= kSkinny);
+  std::optional<ladder::Ceiling> copy;
+  if (skinny && opt.ceiling) copy = ladder::measure_copy_ceiling(res.device, plan);
 
   // Step 2: the inputs.
   ladder::HostBuffer<float> hA(a_count), hB(b_count), hC(c_count);
@@ -484,6 +580,8 @@ int run(const Step& step, int argc, char** argv) {
   ladder::Stream stream;  // outlives the cuBLAS handle that was last set to it
   ladder::Cublas cublas;
   BlasScope scope(&cublas);
+  std::unique_ptr<CublasTf32> cublas_tf32(tf32 ? new CublasTf32 : nullptr);
+  BlasTf32Scope scope_tf32(cublas_tf32.get());
   ladder::DeviceBuffer<float> dA(a_count), dB(b_count), dC(c_count), dX(use_x ? c_count : 0);
   ladder::DeviceBuffer<unsigned char> dW(static_cast<int64_t>(w_bytes));
   auto upload = [&] {
@@ -531,12 +629,14 @@ int run(const Step& step, int argc, char** argv) {
     dC.poison(stream);
     dW.poison(stream);
   };
+  double max_rel_err = 0;  // the largest |C - fp64| / (|A|·|B|) over the checked runs (CPU elements)
   kernel.check = [&] {
     read_back(dC);
     ladder::VerifyReport v = ladder::verify_bounded(hC.get(), blas_ref.data(), blas_mag.data(), c_count,
-                                                    bound_vs_cublas(k), {m, n});
+                                                    step_blas, {m, n});
     tag_lines(v, "cuBLAS");
-    v.merge(cpu->check(hC.get(), bound_vs_exact(k)));
+    v.merge(cpu->check(hC.get(), step_exact));
+    if (!aat) max_rel_err = std::max(max_rel_err, cpu->max_relative(hC.get()));
     return v;
   };
   res.kernel = ladder::measure_phase(res, kernel, opt, [&] {
@@ -555,11 +655,42 @@ int run(const Step& step, int argc, char** argv) {
     const double peak = fp32_peak_gflops(res.device);
     res.extras.push_back({"fp32_peak_gflops", peak, "GFLOP/s fp32 FMA peak (SMs x FP32 lanes x 2 x peak SM clock)"});
     res.extras.push_back({"pct_of_fp32_peak", 100.0 * res.metric_value / peak, "% of the fp32 FMA peak"});
+    if (copy) {
+      const double bytes = 4.0 * (double(m) * double(k) + double(k) * double(n) + double(m) * double(n));
+      const double floor_ms = bytes / (copy->value * 1e6);
+      res.extras.push_back({"copy_bound_ms", floor_ms, "ms: A, B and C moved once at the copy ceiling's GB/s"});
+      res.extras.push_back({"pct_of_copy_bound", 100.0 * floor_ms / ms, "% of the copy bound (skinny shapes)"});
+    }
+    if (opt.verify)
+      res.extras.push_back({"max_rel_err_fp64", max_rel_err,
+                            "max |C - fp64| / (|A|·|B|)ij over the CPU-checked elements"});
   }
 
   // Step 5: cuBLAS on the same inputs in this process: the main ladder's ceiling; shown beside the
   // aat steps (their ceiling is the copy).
-  if (opt.ceiling) {
+  if (opt.ceiling && tf32) {
+    // The tf32 series' ceiling: cuBLAS TF32 on the same inputs, its C checked against the fp64 CPU
+    // elements with the TF32 bound before it is timed (a wrong ceiling exits 3).
+    ladder::NvtxRange r("ceiling: cuBLAS TF32");
+    if (opt.verify) {
+      blas_gemm_tf32(dA.get(), d_right, dX.get(), m, n, k, stream);
+      read_back(dX);
+      ladder::require_correct_ceiling(cpu->check(hC.get(), step_exact), "cuBLAS TF32 (the ceiling)");
+      res.extras.push_back({"cublas_tf32_max_rel_err_fp64", cpu->max_relative(hC.get()),
+                            "cuBLAS TF32's max |C - fp64| / (|A|·|B|)ij, same elements"});
+    }
+    const ladder::Stats s = ladder::time_gpu(
+        [&] { blas_gemm_tf32(dA.get(), d_right, dX.get(), m, n, k, stream); }, stream, plan);
+    res.extras.push_back({"cublas_ms", s.median, "ms (cuBLAS TF32, same inputs)"});
+    ladder::Ceiling c;
+    c.name = "cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32)";
+    c.unit = "GFLOP/s";
+    c.value = flops(m, n, k) / (s.median * 1e6);
+    char detail[96];
+    std::snprintf(detail, sizeof detail, "%.4f ms median of %d reps, same inputs", s.median, s.reps);
+    c.detail = detail;
+    res.ceiling = c;
+  } else if (opt.ceiling) {
     ladder::NvtxRange r("ceiling: cuBLAS SGEMM");
     const ladder::Stats s = ladder::time_gpu([&] { blas_gemm(dA.get(), d_right, dX.get(), m, n, k, stream); },
                                              stream, plan);
@@ -582,15 +713,18 @@ int run(const Step& step, int argc, char** argv) {
 
   if (opt.verify) {
     char c_blas[32], c_cpu[32];
-    std::snprintf(c_blas, sizeof c_blas, "%.4f", bound_vs_cublas(k).c);
-    std::snprintf(c_cpu, sizeof c_cpu, "%.4f", bound_vs_exact(k).c);
-    res.notes.push_back(std::string("checked: all of C against cuBLAS (c = ") + c_blas + "); " +
-                        cpu->describe() + " (c = " + c_cpu + "); |got - ref| <= c K 2^-24 (|A|·|B|)ij");
+    std::snprintf(c_blas, sizeof c_blas, "%.4f", step_blas.c);
+    std::snprintf(c_cpu, sizeof c_cpu, "%.4f", step_exact.c);
+    res.notes.push_back(std::string("checked: all of C against cuBLAS") + (tf32 ? " fp32" : "") + " (c = " +
+                        c_blas + "); " + cpu->describe() + " (c = " + c_cpu +
+                        "); |got - ref| <= c K 2^-24 (|A|·|B|)ij" +
+                        (tf32 ? " (the TF32 bound: inputs cut to 10 mantissa bits, sgemm.cuh)" : ""));
   }
+  if (tf32 && step.describe) res.choice = step.describe(g);
   if (analytic) res.notes.push_back("inputs: the post's A[i][j] = i + j, B[i][j] = i - j");
-  if (step.tunable)
-    res.notes.push_back("tile: " + (step.describe ? step.describe(g)
-                                                  : tile.empty() ? std::string("the step's default") : tile));
+  // What an fp32 step chose for this GPU and shape (its describe hook), or the --tile it was given.
+  if (!tf32 && step.describe) res.choice = step.describe(g);
+  else if (!tf32 && step.tunable) res.choice = tile.empty() ? std::string("the step's default") : tile + " (--tile)";
   return ladder::finish(res, opt);
 }
 

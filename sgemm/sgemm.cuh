@@ -44,6 +44,12 @@ struct Aat {
   const ladder::DeviceInfo* dev;
 };
 
+// The arithmetic a step does, which decides its reference bound and its ceiling: fp32 (the main
+// and aat ladders: FFMA, checked with the fp32 bound against cuBLAS pedantic fp32) or tf32 (the tf32
+// side ladder: tensor cores on inputs cut to TF32's 10-bit mantissa, checked with the TF32 bound,
+// timed against cuBLAS with CUBLAS_COMPUTE_32F_FAST_TF32).
+enum class Math { fp32, tf32 };
+
 using LaunchFn = void (*)(const Gemm& g);
 using AatLaunchFn = void (*)(const Aat& a);
 
@@ -55,7 +61,8 @@ using AatLaunchFn = void (*)(const Aat& a);
 // not know, listing the names it knows); the harness rejects --tile for the others.
 // workspace_bytes: the device scratch a step needs for a problem (called with the problem's Gemm,
 // its pointers still null, before anything is allocated: the memory guard counts it). describe: what
-// a tunable step runs for a problem (the tiling its default picks), for the report.
+// a step runs for a problem on this GPU and why (the tiling its default picks, the shape class),
+// for the report's "choice" (common/report.h).
 struct Step {
   const char* id;
   LaunchFn launch;
@@ -63,6 +70,7 @@ struct Step {
   bool tunable = false;
   size_t (*workspace_bytes)(const Gemm& g) = nullptr;
   std::string (*describe)(const Gemm& g) = nullptr;
+  Math math = Math::fp32;  // tf32: the tf32 series (the TF32 bound and ceiling; describe -> "choice")
 };
 
 }  // namespace sgemm
@@ -82,6 +90,9 @@ namespace sgemm {
 
 constexpr int64_t kDefaultM = 4096, kDefaultN = 4096, kDefaultK = 4096;
 constexpr int64_t kAatDefaultM = 8192, kAatDefaultK = 32;
+// A C = A·B with m or n at most this is "skinny": a GEMV-like problem, bound by reading A or B once
+// (step 11's class, and the harness's extra.pct_of_copy_bound).
+constexpr int64_t kSkinny = 16;
 
 // The folder's main: flags, inputs, references, checks, timing, ceiling, report.
 int run(const Step& step, int argc, char** argv);
@@ -89,6 +100,9 @@ int run(const Step& step, int argc, char** argv);
 // C = A·B with cuBLAS fp32 (pedantic math, no TF32) on g.stream, through the harness's handle: step
 // 00_cublas, the reference and the ceiling. Only valid while run() is running.
 void cublas_sgemm(const Gemm& g);
+// C = A·B with cuBLAS TF32 tensor ops (cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32) on g.stream:
+// step tf32_00_cublas, the tf32 series' ceiling. Only valid while run() is running.
+void cublas_sgemm_tf32(const Gemm& g);
 
 // ---- The grid of output tiles ------------------------------------------------------------------
 //
@@ -191,5 +205,23 @@ std::vector<int64_t> sample_indices(int64_t extent, int count, uint64_t seed, ui
 // For K u >= 1/4 (K >= 2^22) gamma_K is no longer a useful bound; c stays at its K = 2^22 value.
 ladder::ErrorBound bound_vs_exact(int64_t k);
 ladder::ErrorBound bound_vs_cublas(int64_t k);
+
+// The TF32 bounds (the tf32 series). The tensor cores read each fp32 input as TF32 (1 + 10 mantissa
+// bits): rounded to nearest (cvt.rna.tf32.f32, |rel. error| <= 2^-11) or, where the hardware reads
+// fp32 bits straight from shared memory (wgmma, cuBLAS), cut (|rel. error| < 2^-10). The bound takes
+// u_t = 2^-10 so it holds for both. The product of two TF32 values (11 x 11 significant bits) is
+// exact in fp32; the K products are summed in fp32 inside the tensor core, which aligns and truncates
+// (round toward zero: u_acc = 2^-23 per addition, twice fp32's 2^-24). So, against the exact sum:
+//   |got - exact| <= ((1 + u_t)^2 (1 + gamma'_K) - 1) (|A|·|B|)ij,  gamma'_K = K u_acc / (1 - K u_acc)
+//                 ~= (2 u_t + K u_acc) (|A|·|B|)ij       (2.44e-3 (|A|·|B|)ij at K = 4096)
+// written as c K 2^-24 (|A|·|B|)ij with c = that factor / (K 2^-24), times 1.01 for the fp64
+// reference. Against cuBLAS fp32 (the harness's whole-C reference): the TF32 bound plus cuBLAS's own
+// gamma_K, over (1 - gamma_K) for the computed magnitudes. Past K u_acc = 1/4 (K = 2^21) the
+// denominator of gamma'_K stays at 3/4, as the fp32 bounds' c does.
+ladder::ErrorBound bound_tf32_vs_exact(int64_t k);
+ladder::ErrorBound bound_tf32_vs_cublas(int64_t k);
+// u_t and u_acc above.
+constexpr double kTf32InputEps = 1.0 / 1024.0;              // 2^-10
+constexpr double kTf32AccumEps = 1.0 / (1024.0 * 8192.0);   // 2^-23
 
 }  // namespace sgemm

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <string>
 #include <tuple>
@@ -315,6 +316,133 @@ TEST(SgemmUsage, SeriesFlagsTileAndAnalyticLimits) {
     r = ladder_test::run_step(id, {"--init", "ones"});
     EXPECT_EQ(r.exit_code, 2) << id << "\n" << r.output;
   }
+}
+
+}  // namespace
+
+// ---- the TF32 bound (the tf32 series) ---------------------------------------------------------------
+//
+// A TF32 GEMM simulated on the CPU: inputs cut or rounded to TF32's 10 mantissa bits, products
+// (exact in fp32) summed in fp32 k-tile by k-tile of 32. The bound of sgemm.cuh must accept it at
+// every K, and reject the two bugs a tensor-core kernel makes: a k-tile left out, and k-columns of a
+// tile paired wrongly (a mis-swizzle: A's column p meets B's row q).
+
+namespace {
+
+float tf32_cut(float x) {  // what the tensor core reads from an fp32 pattern: the low 13 bits ignored
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  b &= 0xFFFFE000u;
+  std::memcpy(&x, &b, 4);
+  return x;
+}
+
+float tf32_round(float x) {  // cvt.rna.tf32.f32: to nearest, ties away from zero (finite inputs)
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  b = (b + 0x1000u) & 0xFFFFE000u;
+  std::memcpy(&x, &b, 4);
+  return x;
+}
+
+struct Tf32Case {
+  int64_t m, n, k;
+  std::vector<float> a, b;
+  std::vector<double> ref, mag;
+  Tf32Case(int64_t m_, int64_t n_, int64_t k_, uint64_t seed) : m(m_), n(n_), k(k_), a(m_ * k_), b(k_ * n_) {
+    ladder::fill_uniform(a.data(), m * k, seed, 1, -1.f, 1.f);
+    ladder::fill_uniform(b.data(), k * n, seed, 2, -1.f, 1.f);
+    ref.assign(m * n, 0.0);
+    mag.assign(m * n, 0.0);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t p = 0; p < k; ++p) {
+          const double t = double(a[i * k + p]) * b[p * n + j];
+          ref[i * n + j] += t;
+          mag[i * n + j] += std::fabs(t);
+        }
+  }
+  // skip_tile: the k-tile of 32 left out (-1: none); swap_in_tile: in every tile (or only in tile
+  // `only_tile` when >= 0), columns 1 and 5 of A meet rows 5 and 1 of B.
+  std::vector<float> run(float (*cvt)(float), int64_t skip_tile = -1, bool swap_in_tile = false,
+                         int64_t only_tile = -1) const {
+    std::vector<float> c(m * n);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float acc = 0;
+        for (int64_t t0 = 0; t0 < k; t0 += 32) {
+          if (t0 / 32 == skip_tile) continue;
+          const bool swap = swap_in_tile && (only_tile < 0 || t0 / 32 == only_tile) && t0 + 5 < k;
+          float part = 0;
+          for (int64_t p = t0; p < std::min(k, t0 + 32); ++p) {
+            int64_t q = p;
+            if (swap && p == t0 + 1) q = t0 + 5;
+            if (swap && p == t0 + 5) q = t0 + 1;
+            part += cvt(a[i * k + p]) * cvt(b[q * n + j]);
+          }
+          acc += part;
+        }
+        c[i * n + j] = acc;
+      }
+    return c;
+  }
+  bool passes(const std::vector<float>& c, const ladder::ErrorBound& bound) const {
+    return ladder::verify_bounded(c.data(), ref.data(), mag.data(), m * n, bound, {m, n}).ok;
+  }
+};
+
+TEST(SgemmTf32Bound, AcceptsTf32ProductsCutOrRounded) {
+  for (int64_t k : {1, 7, 33, 256, 1000, 4096}) {
+    const Tf32Case c(16, 16, k, 40 + k);
+    for (auto cvt : {tf32_cut, tf32_round}) {
+      const std::vector<float> got = c.run(cvt);
+      EXPECT_TRUE(c.passes(got, sgemm::bound_tf32_vs_exact(k))) << "k=" << k;
+      EXPECT_TRUE(c.passes(got, sgemm::bound_tf32_vs_cublas(k))) << "k=" << k;
+    }
+  }
+}
+
+TEST(SgemmTf32Bound, RejectsAMissingKTile) {
+  for (int64_t k : {64, 256, 4096}) {
+    const Tf32Case c(16, 16, k, 50 + k);
+    const std::vector<float> got = c.run(tf32_round, /*skip_tile=*/1);
+    EXPECT_FALSE(c.passes(got, sgemm::bound_tf32_vs_exact(k))) << "k=" << k;
+    EXPECT_FALSE(c.passes(got, sgemm::bound_tf32_vs_cublas(k))) << "k=" << k;
+  }
+}
+
+TEST(SgemmTf32Bound, RejectsSwappedKColumnsWithinATile) {
+  // One pair swapped in one tile (k = 256: the error (a_p - a_q)(b_q - b_p) is ~0.4 against an
+  // allowed ~0.13), and the same swap in every tile, as a wrong swizzle does (k = 4096).
+  {
+    const Tf32Case c(16, 16, 256, 60);
+    const std::vector<float> got = c.run(tf32_round, -1, true, /*only_tile=*/3);
+    EXPECT_FALSE(c.passes(got, sgemm::bound_tf32_vs_exact(256)));
+    EXPECT_FALSE(c.passes(got, sgemm::bound_tf32_vs_cublas(256)));
+  }
+  {
+    const Tf32Case c(16, 16, 4096, 61);
+    const std::vector<float> got = c.run(tf32_cut, -1, true);
+    EXPECT_FALSE(c.passes(got, sgemm::bound_tf32_vs_exact(4096)));
+    EXPECT_FALSE(c.passes(got, sgemm::bound_tf32_vs_cublas(4096)));
+  }
+}
+
+TEST(SgemmTf32Bound, ConstantsFollowFromTheModel) {
+  const double u = ladder::kFloatEps;
+  // (1 + 2^-10)^2 (1 + gamma'_K) - 1 at K = 4096: 2^-9 + 2^-20 + 4096 2^-23 (1 + ...) ~= 2.44e-3.
+  const double ut = 1.0 / 1024, ku = 4096.0 / (1 << 23), factor = (1 + ut) * (1 + ut) * (1 + ku / (1 - ku)) - 1;
+  const ladder::ErrorBound ex = sgemm::bound_tf32_vs_exact(4096), bl = sgemm::bound_tf32_vs_cublas(4096);
+  EXPECT_NEAR(ex.c * ex.terms * ex.eps, 1.01 * factor, 1e-12);
+  EXPECT_NEAR(ex.c * ex.terms * ex.eps, 2.466e-3, 1e-5);
+  EXPECT_EQ(ex.terms, 4096.0);
+  EXPECT_EQ(ex.eps, u);
+  for (int64_t k : {int64_t(1), int64_t(33), int64_t(4096), int64_t(1) << 20, int64_t(1) << 30}) {
+    EXPECT_GT(sgemm::bound_tf32_vs_exact(k).c, sgemm::bound_vs_exact(k).c) << "k=" << k;
+    EXPECT_GT(sgemm::bound_tf32_vs_cublas(k).c, sgemm::bound_tf32_vs_exact(k).c / 1.01) << "k=" << k;
+  }
+  EXPECT_GT(bl.c, ex.c / 1.01);
+  EXPECT_LT(bl.c * bl.terms * bl.eps, 2.7e-3);
 }
 
 }  // namespace

@@ -12,6 +12,10 @@
 //                tiles in m, n and k; (100,132,3000) — step 10 splits k in many slices (16-byte B);
 //                step 10 also splits at (1024,1,1024) and (1,4096,512), and its result is the same
 //                bit for bit from one run to the next;
+//   11 onward    the shape classes: m <= 16 (m = 1, 3, 5, 8, 16), n <= 16 (n = 1, 7, 16), long k
+//                (up to 100,000), 64 x 64 x 65536 and (100,70,20000) — the split paths — and the
+//                bars' (1,4096,4096), (4096,1,4096), (8,4096,4096); step 11 names its class in its
+//                choice and its split paths give the same bits twice;
 //   aat steps    all 16 pairs of m, k in {1, 33, 1000, 4096}; --init analytic at two sizes;
 //   tunable      every --tile candidate (read from the step's own "known:" list) at three awkward
 //                sizes: (67,45,33) — odd everything; (131,133,600) — scalar B rows, and k long enough
@@ -50,6 +54,14 @@ std::vector<std::string> size_args(const Shape& s, bool aat) {
   return {"--m", std::to_string(s.m), "--n", std::to_string(s.n), "--k", std::to_string(s.k)};
 }
 
+// The series a step belongs to, from its id: "aat", "tf32" or "main". The tf32 steps run every main
+// case (same flags) and are checked with the TF32 bound (sgemm.cuh).
+std::string series_of(const std::string& id) {
+  if (id.find("/aat_") != std::string::npos) return "aat";
+  if (id.find("/tf32_") != std::string::npos) return "tf32";
+  return "main";
+}
+
 // Small enough to dump and to recompute on the CPU inside the test.
 bool dumpable(const Shape& s) {
   return double(s.m) * double(s.n) * double(s.k) <= double(1 << 28) && double(s.m) * double(s.n) <= double(1 << 22);
@@ -57,7 +69,7 @@ bool dumpable(const Shape& s) {
 
 // Recomputes C = A·B (or A·Aᵀ) from the dumped inputs — in fp64, or by integer sums for the post's
 // analytic inputs — and checks C.npy against it with the exact-reference bound.
-void check_dump(const std::string& dir, const Shape& s, bool aat, bool analytic) {
+void check_dump(const std::string& dir, const Shape& s, bool aat, bool analytic, bool tf32) {
   const int64_t m = s.m, n = aat ? s.m : s.n, k = s.k;
   auto A = ladder_test::read_npy(dir + "/A.npy");
   auto C = ladder_test::read_npy(dir + "/C.npy");
@@ -112,7 +124,8 @@ void check_dump(const std::string& dir, const Shape& s, bool aat, bool analytic)
       }
   }
   const ladder::VerifyReport v =
-      ladder::verify_bounded(C.as<float>(), ref.data(), mag.data(), m * n, sgemm::bound_vs_exact(k), {m, n});
+      ladder::verify_bounded(C.as<float>(), ref.data(), mag.data(), m * n,
+                             tf32 ? sgemm::bound_tf32_vs_exact(k) : sgemm::bound_vs_exact(k), {m, n});
   EXPECT_TRUE(v.ok) << v.mismatches << " of " << v.checked << " wrong; first: "
                     << (v.first_bad.empty() ? "" : v.first_bad.front());
 }
@@ -128,8 +141,8 @@ void run_and_check(const std::string& id, const Shape& s, bool aat, std::vector<
   if (!aat) {
     EXPECT_EQ(ladder_test::json_number(c.run.json, "n"), double(s.n));
   }
-  EXPECT_NE(c.run.json.find(aat ? "\"series\":\"aat\"" : "\"series\":\"main\""), std::string::npos);
-  if (!c.dump_dir.empty()) check_dump(c.dump_dir, s, aat, analytic);
+  EXPECT_NE(c.run.json.find("\"series\":\"" + series_of(id) + "\""), std::string::npos);
+  if (!c.dump_dir.empty()) check_dump(c.dump_dir, s, aat, analytic, series_of(id) == "tf32");
 }
 
 std::string shape_name(const Shape& s, bool aat) {
@@ -190,6 +203,93 @@ TEST(SgemmSplitKGpu, SplitsAndIsDeterministic) {
     results.push_back(ladder_test::read_npy(dir.path() + "/C.npy").data);
   }
   EXPECT_TRUE(results[0] == results[1]) << "two runs of " << id << " gave different bits";
+}
+
+// Step 11 onward (main series): the shape classes. m <= 16 — B streamed, k in slices summed by the
+// last block (m = 1, 8, 5, 16; 16-byte and 4-byte columns, k not a multiple of 4); n <= 16 — A
+// streamed (n = 1, 7, 16; rows of A 16-byte aligned or not); m and n <= 16 with k long; a small C
+// with long k (64 x 64 tiles split); and the bars' shapes (1, 4096, 4096), (4096, 1, 4096),
+// (8, 4096, 4096), (64, 64, 65536).
+std::vector<std::string> main_steps_from_11() {
+  std::vector<std::string> out;
+  for (const auto& id : series_steps(false))
+    if (series_of(id) == "main" && id >= "sgemm/11") out.push_back(id);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(ShapeClasses, SgemmGpu,
+                         testing::Combine(testing::ValuesIn(main_steps_from_11()),
+                                          testing::Values(Shape{1, 4096, 4096}, Shape{4096, 1, 4096},
+                                                          Shape{8, 4096, 4096}, Shape{1, 1000, 5003},
+                                                          Shape{5, 333, 4099}, Shape{16, 130, 1000},
+                                                          Shape{1000, 7, 5001}, Shape{333, 16, 4100},
+                                                          Shape{3, 3, 70000}, Shape{1, 1, 100000},
+                                                          Shape{64, 64, 65536}, Shape{100, 70, 20000})),
+                         [](const testing::TestParamInfo<SgemmGpu::ParamType>& p) {
+                           return ladder_test::param_name(std::get<0>(p.param), shape_name(std::get<1>(p.param), false));
+                         });
+
+// Step 11 names its class in the choice, and its split paths (the last-block sum, the wide sum) give
+// the same bits in two processes.
+TEST(SgemmShapeClassesGpu, NamesItsClassAndIsDeterministic) {
+  REQUIRE_GPU();
+  const std::string id = "sgemm/11_shape_classes";
+  const auto steps = series_steps(false);
+  if (std::find(steps.begin(), steps.end(), id) == steps.end()) GTEST_SKIP() << id << " is not registered";
+  const struct {
+    Shape s;
+    const char* kernel;
+    bool split;  // a path that adds slices: checked bit for bit over two runs
+  } cases[] = {{{1, 1000, 5003}, "gemm_stream_b", true}, {{8, 4096, 4096}, "gemm_stream_b", true},
+               {{4096, 1, 4096}, "gemm_dot_rows", false}, {{64, 64, 65536}, "64x64", true},
+               {{1024, 1024, 8192}, "step 10", false},    {{1000, 777, 333}, "step 09", false}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(shape_name(c.s, false));
+    std::vector<std::vector<char>> results;
+    for (int run = 0; run < (c.split ? 2 : 1); ++run) {
+      ladder_test::TempDir dir;
+      std::vector<std::string> args = size_args(c.s, false);
+      for (const char* a : {"--seed", "7", "--json", "--no-ceiling", "--reps", "2", "--warmup", "0"}) args.push_back(a);
+      if (c.split) args.insert(args.end(), {"--dump", dir.path()});
+      auto r = ladder_test::run_step(id, args);
+      ASSERT_TRUE(ladder_test::verified_run(r));
+      EXPECT_NE(r.output.find(c.kernel), std::string::npos) << r.output;
+      if (c.split) results.push_back(ladder_test::read_npy(dir.path() + "/C.npy").data);
+    }
+    if (c.split) {
+      EXPECT_TRUE(results[0] == results[1]) << "two runs of " << id << " gave different bits";
+    }
+  }
+}
+
+// Step 09's default is computed from the device; on an H100 SXM (132 SMs, 227 KB per block) it
+// must pick the tilings the tuning sweep measured fastest at the four shapes of the chapter (the
+// table of H100 defaults the rule replaced). Other GPUs: the rule only has to fit (DeviceProfiles).
+TEST(SgemmPipelinedGpu, RulePicksTheMeasuredTilesOnAnH100) {
+  REQUIRE_GPU();
+  const std::string id = "sgemm/09_pipelined";
+  const auto steps = series_steps(false);
+  if (std::find(steps.begin(), steps.end(), id) == steps.end()) GTEST_SKIP() << id << " is not registered";
+  auto probe = ladder_test::run_step(id, {"--m", "1", "--n", "1", "--k", "1", "--no-ceiling", "--no-verify", "--reps",
+                                          "1", "--warmup", "0", "--json"});
+  ASSERT_EQ(probe.exit_code, 0) << probe.output;
+  if (probe.json.find("\"device\":\"NVIDIA H100 80GB HBM3\"") == std::string::npos)
+    GTEST_SKIP() << "not an H100 SXM: " << probe.json.substr(0, 200);
+  const struct {
+    Shape s;
+    const char* tile;
+  } cases[] = {{{4096, 4096, 4096}, "128x256x32_8x16_w64x64_s3: large"},
+               {{4000, 3000, 2000}, "128x256x16_8x16_w64x64_s2: large"},
+               {{4095, 4097, 1023}, "128x128x8_16x8_w64x64_s3: medium"},
+               {{1024, 1024, 8192}, "128x128x16_8x8_w64x32_s3: few"}};
+  for (const auto& c : cases) {
+    std::vector<std::string> args = size_args(c.s, false);
+    for (const char* a : {"--no-ceiling", "--no-verify", "--reps", "1", "--warmup", "0", "--json"}) args.push_back(a);
+    auto r = ladder_test::run_step(id, args);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.json.find(std::string("\"choice\":\"") + c.tile), std::string::npos)
+        << shape_name(c.s, false) << ": " << r.json;
+  }
 }
 
 class SgemmAnalyticGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
@@ -304,6 +404,31 @@ TEST(SgemmCeilingGpu, CublasStepRunsAtItsOwnCeiling) {
   const double pct = ladder_test::json_number(r.json, "pct_of_ceiling");
   EXPECT_GT(pct, 80.0) << r.json;   // the same call timed twice in one process
   EXPECT_LT(pct, 125.0) << r.json;
+}
+
+// The tf32 series: its ceiling is cuBLAS TF32, checked against the fp64 CPU elements before it is
+// timed; tf32_00 (the same call) runs at its own ceiling; every tf32 step reports a choice and its
+// measured error against fp64, within the TF32 bound.
+TEST(SgemmCeilingGpu, Tf32StepsReportTheCublasTf32Ceiling) {
+  REQUIRE_GPU();
+  for (const auto& id : series_steps(false)) {
+    if (series_of(id) != "tf32") continue;
+    auto r = ladder_test::run_step(id, {"--m", "1024", "--n", "768", "--k", "512", "--json", "--reps", "3",
+                                        "--warmup", "1"});
+    if (r.exit_code == 2) continue;  // a step this GPU cannot run (sm_90a on another GPU): tested elsewhere
+    ASSERT_TRUE(ladder_test::verified_run(r)) << id;
+    EXPECT_NE(r.json.find("cuBLAS TF32"), std::string::npos) << r.json;
+    EXPECT_GT(ladder_test::json_number(r.json, "pct_of_ceiling"), 0.0) << r.json;
+    EXPECT_GT(ladder_test::json_number(r.json, "cublas_tf32_max_rel_err_fp64"), 0.0) << r.json;
+    const double err = ladder_test::json_number(r.json, "max_rel_err_fp64");
+    EXPECT_GT(err, 0.0) << r.json;  // TF32 is not exact on random inputs
+    EXPECT_LE(err, sgemm::bound_tf32_vs_exact(512).c * 512 * ladder::kFloatEps) << r.json;
+    if (id == "sgemm/tf32_00_cublas") {
+      const double pct = ladder_test::json_number(r.json, "pct_of_ceiling");
+      EXPECT_GT(pct, 80.0) << r.json;
+      EXPECT_LT(pct, 125.0) << r.json;
+    }
+  }
 }
 
 }  // namespace

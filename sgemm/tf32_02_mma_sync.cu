@@ -1,0 +1,377 @@
+// sgemm tf32 step 02: mma.sync m16n8k8 TF32 with ldmatrix, a swizzled A tile, a padded B tile,
+// register double buffering and a cp.async pipeline.
+// Step 01 lets WMMA pick the fragments' layout and loads; here every instruction is ours
+// (common/mma.cuh). A block of 8 warps computes a 128 x 256 tile of C (4 warps on 128 x 128 where
+// the large tile would leave SMs idle or does not fit), each warp a 64 x 64 piece as 4 x 8
+// mma.sync.m16n8k8 tiles: 128 fp32 accumulators per thread. Per k step of 32:
+//   * copies: a ring of S shared-memory stages filled by cp.async (16-byte copies where rows are
+//     16-byte aligned, 4-byte ones otherwise, zero-filled past the edges), S - 1 tiles in flight;
+//   * A fragments: ldmatrix.x4 (one instruction per 16 x 8 fragment, 4 LDS.32 otherwise) from a
+//     tile stored row by row (K-major) whose 16-byte chunks are XOR-swizzled, chunk ^= row % 8: the
+//     8 rows one ldmatrix phase reads land in 8 different bank groups (unswizzled, all 8 rows of 128
+//     bytes start in bank 0: 8-way conflicts);
+//   * B fragments: B is k x n row-major (N-major), and the MMA wants b[0] = B[t][g] (lanes: g = lane/4
+//     along n, t = lane%4 along k), which ldmatrix cannot produce from 32-bit elements (its transpose
+//     moves 16-bit halves). But which n an MMA column stands for is ours to choose: column g of the
+//     warp's n8 tile ni is n = 8 g + ni, so a lane's 8 tiles need 8 consecutive floats of a row of
+//     B — two LDS.128 per k row instead of 8 LDS.32. The tile's 16-byte chunks are XOR-swizzled by
+//     row, chunk ^= s(k) with s(k) = (k & 1) | (k & 2) << 1, so the 8 lanes of each LDS.128 phase
+//     (4 rows x 2 chunks) hit 8 different bank groups. The accumulators then hold, per row, the 16
+//     consecutive columns 16 t .. 16 t + 15: four 16-byte stores;
+//   * register double buffering: the fragments of k8 step j+1 are loaded before the MMAs of step j;
+//   * the fragments go to the MMA as they are: the tensor core reads the top 19 bits of each fp32
+//     (TF32, cut). The _rna candidates round them first (cvt.rna.tf32.f32, round to nearest: half the
+//     error, one more instruction per fragment register; the chapter measures both).
+// Changes from step 01: instruction-level fragments (ldmatrix, LDS.32, mma.sync), the swizzle, the
+// pipeline and a 64 x 64 warp tile (2 KB of A and 2 KB of B fragments per 32 MMAs: at TF32's 4 bytes
+// an element, a smaller warp tile would run out of shared-memory bandwidth before tensor cores).
+// Costs: ~230 registers per thread (one 256-thread block per SM); S x (BM + BN) x 32 x 4 bytes of
+// shared memory (192 KB at 128 x 256 x 4 stages).
+// Tunable: --tile BMxBNx32_sS[_rna]; the default is the largest tile whose blocks fill the GPU, the
+// deepest ring that fits, no rounding.
+// Needs sm_80 (mma.sync TF32, cp.async); elsewhere the step exits 2 naming it.
+// Source: PTX ISA, "Warp-level matrix fragments for mma.m16n8k8" (.tf32), "ldmatrix", "cp.async";
+// NVIDIA CUTLASS's sm80 multistage mainloop and its XOR-swizzled shared layouts (the idea, no code).
+// Run: build/bin/sgemm_tf32_02_mma_sync --m 4096
+#include "sgemm/sgemm.cuh"
+
+#include "common/cp_async.cuh"
+#include "common/mma.cuh"
+
+#include <iterator>
+#include <string>
+
+namespace sgemm::tf32_mma_sync {
+
+constexpr int BK = 32;              // k step: one 128-byte row of A per tile row
+constexpr int WM = 64, WN = 64;     // a warp's piece of C
+constexpr int MI = WM / 16, NI = WN / 8;  // m16n8 MMA tiles per warp: 4 x 8
+constexpr int kChunks = BK / 4;     // 16-byte chunks in a row of the A tile: 8, the swizzle's period
+static_assert(kChunks == 8, "the A swizzle XORs a chunk index with row % 8: 8 chunks of 16 bytes a row");
+
+template <int BM_, int BN_, int Stages_, bool Round_>
+struct Config {
+  static constexpr int BM = BM_, BN = BN_, STAGES = Stages_;
+  static constexpr bool ROUND = Round_;  // cvt.rna every fragment to TF32 (else the hardware cuts)
+  static constexpr int WARPS_N = BN / WN, THREADS = 32 * (BM / WM) * WARPS_N;
+  static constexpr int BS_LD = BN;  // B row pitch: whole rows of 128 bytes, swizzled by chunk
+  static constexpr int A_STAGE = BM * BK, B_STAGE = BK * BS_LD;
+  static constexpr size_t kSmem = size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
+  static_assert(BM % WM == 0 && BN % WN == 0, "whole warp tiles");
+  static_assert(BS_LD % 32 == 0, "the B swizzle assumes rows that start in bank 0");
+  static_assert((BM * kChunks) % THREADS == 0 && (BK * BN / 4) % THREADS == 0, "even copy shares");
+  static_assert(STAGES >= 2, "one tile in flight while another is multiplied");
+};
+
+// Element (r, c) of the A tile (BM x 32, K-major) lives at r * 32 + ((c / 4) ^ (r % 8)) * 4 + c % 4.
+__device__ __forceinline__ int a_swizzled(int r, int chunk) { return r * BK + ((chunk ^ (r & 7)) << 2); }
+// Element (k, n) of the B tile (32 x BN, N-major) lives at k * BN + ((n / 4) ^ s(k)) * 4 + n % 4,
+// s(k) = (k & 1) | (k & 2) << 1: it moves chunks within aligned groups of 8 (bits 0 and 2).
+__device__ __forceinline__ int b_swizzle(int k) { return (k & 1) | ((k & 2) << 1); }
+template <int LD>
+__device__ __forceinline__ int b_swizzled(int k, int chunk) { return k * LD + ((chunk ^ b_swizzle(k)) << 2); }
+
+// One k step's tiles into one stage: A rows row0.. and B columns col0.., k from k0; zeros outside.
+// Vec: 16-byte copies (rows 16-byte aligned: k % 4 == 0 for A, n % 4 == 0 for B); else 4-byte ones.
+template <class T, bool VecA, bool VecB>
+__device__ __forceinline__ void copy_stage(float* As, float* Bs, const float* __restrict__ A,
+                                           const float* __restrict__ B, int64_t m, int64_t n, int64_t k,
+                                           int64_t row0, int64_t col0, int64_t k0, int tid) {
+#pragma unroll
+  for (int i = 0; i < T::BM * kChunks / T::THREADS; ++i) {
+    const int c = tid + i * T::THREADS, r = c / kChunks, ch = c % kChunks;
+    const int64_t row = row0 + r, col = k0 + ch * 4;
+    float* dst = As + a_swizzled(r, ch);
+    if constexpr (VecA) {
+      const bool ok = row < m && col < k;
+      ladder::cp_async_16(dst, ok ? A + row * k + col : A, ok);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const bool ok = row < m && col + e < k;
+        ladder::cp_async_4(dst + e, ok ? A + row * k + col + e : A, ok);
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < BK * T::BN / 4 / T::THREADS; ++i) {
+    const int c = tid + i * T::THREADS, r = c / (T::BN / 4), ch = c % (T::BN / 4);
+    const int64_t row = k0 + r, col = col0 + ch * 4;
+    float* dst = Bs + b_swizzled<T::BS_LD>(r, ch);
+    if constexpr (VecB) {
+      const bool ok = row < k && col < n;
+      ladder::cp_async_16(dst, ok ? B + row * n + col : B, ok);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const bool ok = row < k && col + e < n;
+        ladder::cp_async_4(dst + e, ok ? B + row * n + col + e : B, ok);
+      }
+    }
+  }
+}
+
+// The same copies where both operands take 16-byte ones, with the per-thread work done once: a
+// thread's chunks of A are A_STEP rows apart (same column, same swizzle) and its chunks of B are
+// B_STEP rows apart, so each copy is a pointer step, a compare and an LDGSTS — the index arithmetic
+// of copy_stage, done per chunk and per k step, cost more instructions than the MMAs it fed.
+template <class T>
+struct VecCopier {
+  static constexpr int A_PER = T::BM * kChunks / T::THREADS, A_STEP = T::THREADS / kChunks;
+  static constexpr int B_CPR = T::BN / 4, B_PER = BK * B_CPR / T::THREADS, B_STEP = T::THREADS / B_CPR;
+  static_assert(T::THREADS % kChunks == 0 && T::THREADS % B_CPR == 0, "whole rows per pass");
+  static_assert(A_STEP % 8 == 0 && B_STEP % 4 == 0, "every chunk of a thread has the same swizzle");
+  const float* a;  // this thread's first A chunk at k = 0; rows past m read nothing
+  const float* b;  // its first B chunk at k = 0
+  int64_t a_step, b_step;  // A_STEP rows of A, B_STEP rows of B
+  int a_soff, b_soff;      // the chunks' places in a stage
+  int a_row, a_col, b_row; // its first chunk's row (A: from row0; B: from k0) and A's column
+  int a_rows;              // rows of A left from row0 (at most BM)
+  bool b_ok;               // its B column lies inside n
+
+  __device__ __forceinline__ VecCopier(const float* A, const float* B, int64_t m, int64_t n, int64_t k,
+                                       int64_t row0, int64_t col0, int tid) {
+    a_row = tid / kChunks;
+    a_col = tid % kChunks * 4;
+    b_row = tid / B_CPR;
+    const int b_col = tid % B_CPR * 4;
+    a_soff = a_swizzled(a_row, tid % kChunks);
+    b_soff = b_swizzled<T::BS_LD>(b_row, tid % B_CPR);
+    a_rows = static_cast<int>(m - row0 < T::BM ? m - row0 : T::BM);
+    b_ok = col0 + b_col < n;
+    a_step = int64_t(A_STEP) * k;
+    b_step = int64_t(B_STEP) * n;
+    a = A + (row0 + a_row) * k + a_col;
+    b = B + int64_t(b_row) * n + col0 + b_col;
+  }
+
+  __device__ __forceinline__ void copy(float* As, float* Bs, const float* A, const float* B, int64_t k,
+                                       int64_t n, int64_t k0) const {
+    const bool a_k_ok = k0 + a_col < k;
+#pragma unroll
+    for (int i = 0; i < A_PER; ++i) {
+      const bool ok = a_k_ok && a_row + i * A_STEP < a_rows;
+      ladder::cp_async_16(As + a_soff + i * A_STEP * BK, ok ? a + i * a_step + k0 : A, ok);
+    }
+#pragma unroll
+    for (int i = 0; i < B_PER; ++i) {
+      const bool ok = b_ok && k0 + b_row + i * B_STEP < k;
+      ladder::cp_async_16(Bs + b_soff + i * B_STEP * T::BS_LD, ok ? b + (k0 * n + i * b_step) : B, ok);
+    }
+  }
+};
+
+// The fragments of one k8 step: A by ldmatrix.x4 per 16-row slab; B by LDS.128, b[0] of the 8 n8 tiles
+// from row t (two chunks: b_off[0], b_off[1]) and b[1] from row t + 4 (the same swizzle: s(t + 4) = s(t)).
+template <class T>
+__device__ __forceinline__ void load_fragments(uint32_t (&af)[MI][4], uint32_t (&bf)[NI][2], const float* as,
+                                               const float* bs, int kk, int a_row, int a_hi, const int (&b_off)[2]) {
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+    const int r = a_row + mi * 16;
+    ladder::ldmatrix_x4(af[mi], as + a_swizzled(r, kk * 2 + a_hi));
+    if constexpr (T::ROUND) {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) af[mi][q] = ladder::to_tf32(__uint_as_float(af[mi][q]));
+    }
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const float4 v = *reinterpret_cast<const float4*>(bs + (kk * 8 + 4 * r) * T::BS_LD + b_off[h]);
+      const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i) bf[4 * h + i][r] = T::ROUND ? ladder::to_tf32(e[i]) : __float_as_uint(e[i]);
+    }
+}
+
+template <class T, bool VecA, bool VecB>
+__global__ void __launch_bounds__(T::THREADS, 1)
+    sgemm_tf32_mma_sync(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                        int64_t m, int64_t n, int64_t k, int64_t tiles_n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap();  // mma.sync TF32 and cp.async need sm_80; the launcher exits 2 before launching
+#else
+  extern __shared__ __align__(128) float smem[];
+  float* const As = smem;                          // [STAGES][BM][32], swizzled
+  float* const Bs = smem + T::STAGES * T::A_STAGE;  // [STAGES][32][BS_LD]
+  const TileOrigin t = tile_origin(tiles_n, T::BM, T::BN);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int wm = warp / T::WARPS_N, wn = warp % T::WARPS_N;
+  const int g = lane / 4, tq = lane % 4;
+  // ldmatrix: lanes 8q .. 8q+7 address the rows of matrix q (rows (q & 1) 8 .., k chunk q >> 1).
+  const int a_row = wm * WM + (lane >> 3 & 1) * 8 + (lane & 7), a_hi = lane >> 4;
+  // B fragments: lane (g, t) reads row k8 + t (and + 4), n = wn 64 + 8 g .. + 7: chunks 2 g, 2 g + 1.
+  const int b_off[2] = {b_swizzled<T::BS_LD>(tq, wn * WN / 4 + 2 * g), b_swizzled<T::BS_LD>(tq, wn * WN / 4 + 2 * g + 1)};
+  const int64_t ktiles = (k + BK - 1) / BK;
+  constexpr int KSTEPS = BK / 8;  // k8 MMA steps per k step
+  const VecCopier<T> vc(A, B, m, n, k, t.row, t.col, tid);  // used where VecA && VecB
+  auto copy = [&](int s, int64_t k0) {
+    if constexpr (VecA && VecB)
+      vc.copy(As + s * T::A_STAGE, Bs + s * T::B_STAGE, A, B, k, n, k0);
+    else
+      copy_stage<T, VecA, VecB>(As + s * T::A_STAGE, Bs + s * T::B_STAGE, A, B, m, n, k, t.row, t.col, k0, tid);
+  };
+
+  // Step 1: the prologue: S - 1 tiles requested (a group per tile, empty past the end).
+#pragma unroll
+  for (int s = 0; s < T::STAGES - 1; ++s) {
+    if (s < ktiles) copy(s, int64_t(s) * BK);
+    ladder::cp_async_commit();
+  }
+
+  float acc[MI][NI][4] = {};
+  uint32_t af[2][MI][4], bf[2][NI][2];
+  for (int64_t kt = 0; kt < ktiles; ++kt) {
+    // Step 2: tile kt has landed (at most S - 2 younger groups in flight) and every warp is done
+    // with the stage multiplied at kt - 1, which now takes tile kt + S - 1.
+    ladder::cp_async_wait<T::STAGES - 2>();
+    __syncthreads();
+    const int64_t next = kt + T::STAGES - 1;
+    if (next < ktiles) copy(static_cast<int>(next % T::STAGES), next * BK);
+    ladder::cp_async_commit();
+
+    // Step 3: 4 k8 steps of 4 x 8 MMAs, the fragments of step j + 1 loaded before the MMAs of step j.
+    const int s = static_cast<int>(kt % T::STAGES);
+    const float* as = As + s * T::A_STAGE;
+    const float* bs = Bs + s * T::B_STAGE;
+    load_fragments<T>(af[0], bf[0], as, bs, 0, a_row, a_hi, b_off);
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; ++kk) {
+      if (kk + 1 < KSTEPS) load_fragments<T>(af[(kk + 1) & 1], bf[(kk + 1) & 1], as, bs, kk + 1, a_row, a_hi, b_off);
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni) ladder::mma_m16n8k8_tf32(acc[mi][ni], af[kk & 1][mi], bf[kk & 1][ni]);
+    }
+  }
+  ladder::cp_async_wait<0>();  // no copy outlives the block (the last groups are empty)
+
+  // Step 4: the accumulators to C. d[0], d[1] of tile ni are MMA columns 2t, 2t + 1, i.e. n = 16 t + ni
+  // and 16 t + 8 + ni; d[2], d[3] the same 8 rows down. A lane's row is 16 consecutive floats: four
+  // 16-byte stores where n % 4 == 0 and the row lies inside C, single floats at the edges.
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int64_t row = t.row + wm * WM + mi * 16 + g + h * 8;
+      const int64_t col = t.col + wn * WN + 16 * tq;
+      if (row >= m) continue;
+      float v[16];
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni) {
+        v[ni] = acc[mi][ni][2 * h];
+        v[8 + ni] = acc[mi][ni][2 * h + 1];
+      }
+      float* c = C + row * n + col;
+      if ((n & 3) == 0 && col + 15 < n) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          *reinterpret_cast<float4*>(c + 4 * q) = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 16; ++e)
+          if (col + e < n) c[e] = v[e];
+      }
+    }
+#endif
+}
+
+struct Candidate {
+  const char* name;
+  int bm, bn, threads;
+  size_t smem;
+  bool round;
+  void (*launch)(const Gemm& g, unsigned blocks, int64_t tiles_n);
+};
+
+template <class T>
+const void* kernel_of(bool vec_a, bool vec_b) {
+  if (vec_a) return vec_b ? reinterpret_cast<const void*>(sgemm_tf32_mma_sync<T, true, true>)
+                          : reinterpret_cast<const void*>(sgemm_tf32_mma_sync<T, true, false>);
+  return vec_b ? reinterpret_cast<const void*>(sgemm_tf32_mma_sync<T, false, true>)
+               : reinterpret_cast<const void*>(sgemm_tf32_mma_sync<T, false, false>);
+}
+
+template <class T>
+void launch_config(const Gemm& g, unsigned blocks, int64_t tiles_n) {
+  const bool vec_a = g.k % 4 == 0, vec_b = g.n % 4 == 0;
+  const void* kernel = kernel_of<T>(vec_a, vec_b);
+  ladder::require_shared_memory(kernel, T::kSmem, *g.dev, "sgemm tf32_02 " + std::to_string(T::BM) + "x" +
+                                                              std::to_string(T::BN) + " tile");
+  auto go = [&](auto kern) {
+    kern<<<blocks, T::THREADS, T::kSmem, g.stream>>>(g.A, g.B, g.C, g.m, g.n, g.k, tiles_n);
+  };
+  if (vec_a) {
+    if (vec_b) go(sgemm_tf32_mma_sync<T, true, true>);
+    else go(sgemm_tf32_mma_sync<T, true, false>);
+  } else {
+    if (vec_b) go(sgemm_tf32_mma_sync<T, false, true>);
+    else go(sgemm_tf32_mma_sync<T, false, false>);
+  }
+  CUDA_CHECK_LAUNCH();
+}
+
+template <int BM, int BN, int S, bool Round>
+Candidate candidate(const char* name) {
+  using T = Config<BM, BN, S, Round>;
+  return {name, BM, BN, T::THREADS, T::kSmem, Round, launch_config<T>};
+}
+
+// In order of preference: the large tile (8 warps, 192 KB at 4 stages) where its blocks fill at least
+// one wave of the GPU, else the medium one (4 warps; 96 KB at 3 stages: two blocks per SM where
+// 228 KB are; 64 KB at 2 stages fits every sm_8x/sm_12x part); the deepest ring that fits the GPU's
+// shared memory per block. The _rna twins round the fragments (never the default).
+const Candidate kCandidates[] = {
+    candidate<128, 256, 4, false>("128x256x32_s4"),    candidate<128, 256, 3, false>("128x256x32_s3"),
+    candidate<128, 128, 3, false>("128x128x32_s3"),    candidate<128, 128, 2, false>("128x128x32_s2"),
+    candidate<128, 256, 4, true>("128x256x32_s4_rna"), candidate<128, 128, 3, true>("128x128x32_s3_rna")};
+constexpr const char* kId = "sgemm/tf32_02_mma_sync";
+
+struct Pick {
+  const Candidate* c;
+  std::string why;
+};
+
+Pick pick(const Gemm& g) {
+  const ladder::DeviceInfo& dev = *g.dev;
+  if (!g.tile.empty()) {
+    const Candidate& c = pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);
+    if (c.smem > dev.smem_per_block_optin)
+      throw ladder::UsageError(std::string(kId) + " --tile " + g.tile + " needs " + std::to_string(c.smem) +
+                               " bytes of shared memory per block; this GPU allows " +
+                               std::to_string(dev.smem_per_block_optin));
+    return {&c, g.tile + " (--tile)"};
+  }
+  for (const Candidate& c : kCandidates) {
+    if (c.round || c.smem > dev.smem_per_block_optin) continue;
+    const bool large = c.bn == 256;
+    const int64_t tiles = ((g.m + c.bm - 1) / c.bm) * ((g.n + c.bn - 1) / c.bn);
+    if (large && tiles < dev.sm_count) continue;  // fewer large tiles than SMs: take more, smaller ones
+    return {&c, std::string(c.name) + ": " +
+                    (large ? "the large tile fills the GPU (" + std::to_string(tiles) + " tiles >= " +
+                                 std::to_string(dev.sm_count) + " SMs); "
+                           : std::string()) +
+                    "the deepest ring that fits " + std::to_string(dev.smem_per_block_optin / 1024) +
+                    " KB per block"};
+  }
+  throw ladder::UsageError(std::string(kId) + " needs " + std::to_string(kCandidates[3].smem) +
+                           " bytes of shared memory per block; this GPU allows " +
+                           std::to_string(dev.smem_per_block_optin));
+}
+
+void launch(const Gemm& g) {
+  if (!g.tile.empty()) pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);  // unknown: exit 2
+  ladder::require_compute_capability(*g.dev, 8, 0, "mma.sync TF32 / cp.async");
+  const Candidate& c = *pick(g).c;
+  const TileGrid grid = tile_grid(g.m, g.n, c.bm, c.bn);
+  c.launch(g, grid.blocks, grid.tiles_n);
+}
+
+std::string describe(const Gemm& g) { return pick(g).why; }
+
+const Step kStep{kId, launch, nullptr, /*tunable=*/true, nullptr, describe, Math::tf32};
+LADDER_STEP(kStep);
+
+}  // namespace sgemm::tf32_mma_sync
