@@ -76,11 +76,11 @@ void require_memory(const MemoryNeeds& n, const std::string& what) {
   size_t dev_free = 0, dev_total = 0;
   const size_t dev_need = saturating_add(n.device, n.managed);
   if (dev_need > 0) CUDA_CHECK(cudaMemGetInfo(&dev_free, &dev_total));
-  // Under a device profile (LADDER_DEVICE_PROFILE) the card is only as large as the profile's.
-  if (const DeviceProfile* p = requested_device_profile(); p && dev_need > 0) {
-    const size_t used = dev_total - dev_free;
-    dev_free = std::min(dev_free, p->global_mem > used ? p->global_mem - used : 0);
-  }
+  // Under a device profile (LADDER_DEVICE_PROFILE) the card is only as large as the profile's: its
+  // whole memory free, as on a learner's otherwise idle card (what other processes hold on the real
+  // GPU lowers dev_free, never the profile's share).
+  if (const DeviceProfile* p = requested_device_profile(); p && dev_need > 0)
+    dev_free = std::min(dev_free, p->global_mem);
   const std::string smaller =
       current_size_flags().empty() ? "" : "; a smaller size fits (" + current_size_flags() + ")";
   if (dev_need > 0 && saturating_add(dev_need, kDeviceMargin) > dev_free)
