@@ -3,7 +3,8 @@
 # folder declares with SANITIZE in its ladder_folder() line (small, awkward sizes chosen to reach
 # every code path: tails, edge tiles, vector and scalar paths).
 #
-#   scripts/sanitize.sh [folder...] [--tool T]... [-j N]
+#   scripts/sanitize.sh [folder...] [--steps S1,S2] [--tool T]... [-j N]
+#     --steps L  only these steps, by id (sgemm/11_shape_classes) or name (11_shape_classes)
 #     --tool T   memcheck, racecheck, synccheck or initcheck; repeatable (default: all four)
 #     -j N       runs at once (default 8; the runs are small and the GPU takes several)
 #     --help     this text
@@ -15,8 +16,9 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 folders=()
+steps=""
 tools=()
 jobs=8
 while [ $# -gt 0 ]; do
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
             shift 2 ;;
     -j) [ $# -ge 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]] || { echo "error: -j needs a count" >&2; exit 2; }
         jobs=$2; shift 2 ;;
+    --steps) [ $# -ge 2 ] || { echo "error: --steps needs a list" >&2; exit 2; }; steps=",$2,"; shift 2 ;;
     -*) echo "error: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     *) folders+=("$1"); shift ;;
   esac
@@ -47,6 +50,7 @@ while IFS='=' read -r id exe; do
   [ -n "$id" ] || continue
   folder=${id%%/*}
   if [ ${#folders[@]} -gt 0 ] && ! printf '%s\n' "${folders[@]}" | grep -qx "$folder"; then continue; fi
+  if [ -n "$steps" ] && [[ $steps != *",$id,"* && $steps != *",${id#*/},"* ]]; then continue; fi
   # The step's own SANITIZE sizes where it declares them (add_step ... SANITIZE), else its folder's.
   key="^$folder\.sanitize\.${id#*/}="
   grep -q "$key" "$build/ladder_folders.txt" || key="^$folder\.sanitize="

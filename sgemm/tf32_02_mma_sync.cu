@@ -284,6 +284,7 @@ struct Candidate {
   size_t smem;
   bool round;
   void (*launch)(const Gemm& g, unsigned blocks, int64_t tiles_n);
+  const void* kernel;  // one of its kernels (all four have its registers and shared memory): occupancy
 };
 
 template <class T>
@@ -316,13 +317,16 @@ void launch_config(const Gemm& g, unsigned blocks, int64_t tiles_n) {
 template <int BM, int BN, int S, bool Round>
 Candidate candidate(const char* name) {
   using T = Config<BM, BN, S, Round>;
-  return {name, BM, BN, T::THREADS, T::kSmem, Round, launch_config<T>};
+  return {name, BM, BN, T::THREADS, T::kSmem, Round, launch_config<T>, kernel_of<T>(true, true)};
 }
 
-// In order of preference: the large tile (8 warps, 192 KB at 4 stages) where its blocks fill at least
-// one wave of the GPU, else the medium one (4 warps; 96 KB at 3 stages: two blocks per SM where
-// 228 KB are; 64 KB at 2 stages fits every sm_8x/sm_12x part); the deepest ring that fits the GPU's
-// shared memory per block. The _rna twins round the fragments (never the default).
+// The rule (pick below): first the deepest ring of which two blocks fit one SM — while one block
+// waits at its barrier for the next stage the other's MMAs keep the tensor pipe busy (on the H100 at
+// 4096^3, 128x128x32_s3 at two blocks per SM ran 6% faster than 128x256x32_s4 at one, the rule's
+// earlier choice); where no candidate gets two blocks, in order of preference: the large tile (8
+// warps, 192 KB at 4 stages) where its blocks fill at least one wave of the GPU, else the medium one
+// (4 warps; 96 KB at 3 stages; 64 KB at 2 stages fits every sm_8x/sm_12x part); the deepest ring
+// that fits the GPU's shared memory per block. The _rna twins round the fragments (never the default).
 const Candidate kCandidates[] = {
     candidate<128, 256, 4, false>("128x256x32_s4"),    candidate<128, 256, 3, false>("128x256x32_s3"),
     candidate<128, 128, 3, false>("128x128x32_s3"),    candidate<128, 128, 2, false>("128x128x32_s2"),
@@ -343,6 +347,13 @@ Pick pick(const Gemm& g) {
                                " bytes of shared memory per block; this GPU allows " +
                                std::to_string(dev.smem_per_block_optin));
     return {&c, g.tile + " (--tile)"};
+  }
+  for (const Candidate& c : kCandidates) {
+    if (c.round || c.smem > dev.smem_per_block_optin) continue;
+    const int per_sm = ladder::blocks_per_sm(dev, c.kernel, c.threads, c.smem);
+    if (per_sm >= 2)
+      return {&c, std::string(c.name) + ": the deepest ring of which two blocks fit one SM (" +
+                      std::to_string(per_sm) + " blocks of " + std::to_string(c.smem / 1024) + " KB here)"};
   }
   for (const Candidate& c : kCandidates) {
     if (c.round || c.smem > dev.smem_per_block_optin) continue;
