@@ -433,6 +433,23 @@ def load_matrix(d):
     """{step_id: {profile: ("runs", record) | ("exit 2", reason)}}, plus the static shared memory
     of each step's executable, from a scripts/profile_matrix.sh --out directory."""
     steps, static_smem = {}, {}
+    # File names are <folder>_<step>; folders have underscores too (vector_add), so the step id of a
+    # name comes from the records ("step") where there is one, else from the folder names they show.
+    ids = {}
+    for path in glob.glob(os.path.join(d, "*", "*.json")):
+        try:
+            step = load(path)["step"]
+        except (ValueError, OSError, KeyError):
+            continue
+        ids[step.replace("/", "_")] = step
+    folders = sorted({i.split("/")[0] for i in ids.values()}, key=len, reverse=True)
+
+    def step_of(name):
+        if name in ids:
+            return ids[name]
+        folder = next((f for f in folders if name.startswith(f + "_")), name.split("_")[0])
+        return f"{folder}/{name[len(folder) + 1:]}"
+
     for profile in ["none"] + [p[0] for p in PROFILES]:
         pdir = os.path.join(d, profile)
         for path in sorted(glob.glob(os.path.join(pdir, "*.json"))):
@@ -442,8 +459,7 @@ def load_matrix(d):
                 continue
             steps.setdefault(r["step"], {})[profile] = ("runs", r)
         for path in sorted(glob.glob(os.path.join(pdir, "*.err"))) + sorted(glob.glob(os.path.join(pdir, "*.bug"))):
-            name = os.path.basename(path).rsplit(".", 1)[0]
-            step_id = name.replace("_", "/", 1)
+            step_id = step_of(os.path.basename(path).rsplit(".", 1)[0])
             with open(path) as f:
                 text = f.read().strip()
             kind = "exit 2" if path.endswith(".err") else "FAILS"
@@ -452,7 +468,7 @@ def load_matrix(d):
             with open(path) as f:
                 v = f.read().strip()
             if v.isdigit():
-                static_smem[os.path.basename(path).rsplit(".", 1)[0].replace("_", "/", 1)] = int(v)
+                static_smem[step_of(os.path.basename(path).rsplit(".", 1)[0])] = int(v)
     return steps, static_smem
 
 
