@@ -508,7 +508,9 @@ def gpu_table(folder, steps, static_smem):
         ref = outcomes.get("none")
         ref_rec = reference_record(outcomes)
         runs_on = [cc for key, _, cc in cols if outcomes.get(key, ("", ""))[0] == "runs"]
-        oldest = f"sm_{min(runs_on)}" if runs_on else ("sm_90 only" if ref_rec else "-")
+        profiled = any(key in outcomes for key, _, _ in cols)
+        oldest = (f"sm_{min(runs_on)}" if runs_on else
+                  "sm_90 only" if ref_rec and profiled else "not profiled")
         smem = max(static_smem.get(step_id, 0),
                    int((ref_rec.get("extra") or {}).get("smem_per_block_bytes", 0)))
         smem_text = f"{smem / 1024:.1f} KB" if smem else "none"

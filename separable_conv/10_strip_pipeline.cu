@@ -377,11 +377,9 @@ struct StripPass {
   // For the rule: the occupancy with the carveout the launch will ask for.
   static Candidate candidate(const Args& a, const char* name) {
     const size_t b = bytes(a.taps);
-    if (b <= a.dev->smem_per_block_optin) {
-      ladder::require_shared_memory(kernel(), b, *a.dev, kWhat);
+    if (b <= a.dev->smem_per_block_optin)  // the opt-in: ladder::blocks_per_sm in the rule
       CUDA_CHECK(cudaFuncSetAttribute(kernel(), cudaFuncAttributePreferredSharedMemoryCarveout,
                                       cudaSharedmemCarveoutMaxShared));
-    }
     return {name, kernel(), kWarps * kLanes, b};
   }
   static void launch(const Args& a) {

@@ -68,7 +68,8 @@ size_t pick_most_resident(const ladder::DeviceInfo& dev, const std::vector<Candi
     const Candidate& c = candidates[i];
     if (c.smem < candidates[smallest].smem) smallest = i;
     if (c.smem > dev.smem_per_block_optin) continue;
-    ladder::require_shared_memory(c.kernel, c.smem, dev, what + " (" + c.name + ")");
+    // ladder::blocks_per_sm raises the kernel's opt-in itself; require_shared_memory is for the
+    // kernel that launches (it reports that one's shared memory in the record).
     const int blocks = ladder::blocks_per_sm(dev, c.kernel, c.threads, c.smem);
     if (blocks < 1) continue;
     ++fitting;
