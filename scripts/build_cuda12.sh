@@ -27,7 +27,8 @@
 # HEADERS=12.2 builds against the oldest headers the README promises: CUDA 12.2.0's runtime and
 # CCCL (CUB 2.1.1, whose DeviceReduce takes an int item count) from PyPI, laid over a copy of the
 # 12.4.1 toolkit (no 12.2 nvcc can be had here: neither PyPI nor Debian ships one), so every step
-# compiles against 12.2's API.
+# compiles against 12.2's API. (12.2.0's CCCL wheel lacks libcu++'s extension-less headers; those
+# come from 12.2 Update 2's.)
 #
 # Environment: CUDA12_DIR (work area, default ~/.cache/ladder-cuda12), BUILD_DIR (default
 # <repo>/build-cuda12, or <repo>/build-cuda12-headers12.2), JOBS (default 2), SKIP_TESTS=1 to stop
@@ -130,10 +131,14 @@ if [[ $HEADERS == 12.2 ]]; then
     rm -rf "$TKH" && cp -r "$TK" "$TKH"
     rm -rf "$TKH"/include/{cub,thrust,cuda,nv}
     mkdir -p "$CUDA12_DIR/wheels-12.2"
-    python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
-      -d "$CUDA12_DIR/wheels-12.2" nvidia-cuda-runtime-cu12==12.2.53 nvidia-cuda-cccl-cu12==12.2.53
-    for w in "$CUDA12_DIR"/wheels-12.2/*.whl; do unzip -q -o "$w" -d "$CUDA12_DIR/wheels-12.2/x"; done
-    for p in cuda_runtime cuda_cccl; do cp -r "$CUDA12_DIR/wheels-12.2/x/nvidia/$p/include/." "$TKH/include/"; done
+    # 12.2.0's CCCL wheel lacks libcu++'s extension-less headers (cuda/std/utility, ...): they come
+    # from 12.2 Update 2's wheel, laid first; 12.2.0's CUB, Thrust and libcu++ files go over it.
+    for v in 12.2.140 12.2.53; do
+      python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+        -d "$CUDA12_DIR/wheels-12.2/$v" nvidia-cuda-runtime-cu12==$v nvidia-cuda-cccl-cu12==$v
+      for w in "$CUDA12_DIR/wheels-12.2/$v"/*.whl; do unzip -q -o "$w" -d "$CUDA12_DIR/wheels-12.2/$v/x"; done
+      for p in cuda_runtime cuda_cccl; do cp -r "$CUDA12_DIR/wheels-12.2/$v/x/nvidia/$p/include/." "$TKH/include/"; done
+    done
     find "$TKH/include" -name __init__.py -delete
     rm -rf "$CUDA12_DIR/wheels-12.2"
   fi
