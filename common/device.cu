@@ -140,11 +140,6 @@ __global__ void copy_float4(const float4* __restrict__ src, float4* __restrict__
 DeviceInfo init_device(const CommonOptions& opts) { return init(opts, true); }
 DeviceInfo init_device_if_present(const CommonOptions& opts) { return init(opts, false); }
 
-const DeviceProfile* device_profiles(size_t* count) {
-  *count = std::size(kProfiles);
-  return kProfiles;
-}
-
 const DeviceProfile* requested_device_profile() {
   const char* want = std::getenv("LADDER_DEVICE_PROFILE");
   if (!want || !*want) return nullptr;

@@ -28,8 +28,6 @@ struct DeviceProfile {
   size_t l2_bytes;
   size_t global_mem;               // the card's memory; the guard allows no more than this
 };
-// The profiles this harness knows, oldest architecture first.
-const DeviceProfile* device_profiles(size_t* count);
 // The profile LADDER_DEVICE_PROFILE names, or nullptr when it is unset or empty; an unknown name is
 // a UsageError (exit 2) listing the known ones.
 const DeviceProfile* requested_device_profile();
