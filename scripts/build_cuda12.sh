@@ -27,8 +27,8 @@
 # HEADERS=12.2 builds against the oldest headers the README promises: CUDA 12.2.0's runtime and
 # CCCL (CUB 2.1.1, whose DeviceReduce takes an int item count) from PyPI, laid over a copy of the
 # 12.4.1 toolkit (no 12.2 nvcc can be had here: neither PyPI nor Debian ships one), so every step
-# compiles against 12.2's API. (12.2.0's CCCL wheel lacks libcu++'s extension-less headers; those
-# come from 12.2 Update 2's.)
+# compiles against 12.2's runtime API and 12.2.0's CUB and Thrust (libcu++ stays 12.4.1's: PyPI's
+# 12.2 CCCL wheels lack its extension-less headers).
 #
 # Environment: CUDA12_DIR (work area, default ~/.cache/ladder-cuda12), BUILD_DIR (default
 # <repo>/build-cuda12, or <repo>/build-cuda12-headers12.2), JOBS (default 2), SKIP_TESTS=1 to stop
@@ -127,18 +127,17 @@ fi
 if [[ $HEADERS == 12.2 ]]; then
   TKH=$CUDA12_DIR/toolkit-headers12.2
   if [[ ! -f $TKH/include/cub/version.cuh ]]; then
-    echo "== $TKH: the 12.4.1 toolkit with CUDA 12.2.0's runtime and CCCL headers"
+    echo "== $TKH: the 12.4.1 toolkit with CUDA 12.2.0's runtime headers, CUB and Thrust"
     rm -rf "$TKH" && cp -r "$TK" "$TKH"
-    rm -rf "$TKH"/include/{cub,thrust,cuda,nv}
+    rm -rf "$TKH"/include/{cub,thrust}
+    # PyPI's CCCL wheels of 12.2 and 12.3 lack libcu++'s extension-less headers (cuda/std/utility,
+    # ...; 12.3's was yanked for it): CUB and Thrust come from 12.2.0, libcu++ stays 12.4.1's.
     mkdir -p "$CUDA12_DIR/wheels-12.2"
-    # 12.2.0's CCCL wheel lacks libcu++'s extension-less headers (cuda/std/utility, ...): they come
-    # from 12.2 Update 2's wheel, laid first; 12.2.0's CUB, Thrust and libcu++ files go over it.
-    for v in 12.2.140 12.2.53; do
-      python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
-        -d "$CUDA12_DIR/wheels-12.2/$v" nvidia-cuda-runtime-cu12==$v nvidia-cuda-cccl-cu12==$v
-      for w in "$CUDA12_DIR/wheels-12.2/$v"/*.whl; do unzip -q -o "$w" -d "$CUDA12_DIR/wheels-12.2/$v/x"; done
-      for p in cuda_runtime cuda_cccl; do cp -r "$CUDA12_DIR/wheels-12.2/$v/x/nvidia/$p/include/." "$TKH/include/"; done
-    done
+    python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+      -d "$CUDA12_DIR/wheels-12.2" nvidia-cuda-runtime-cu12==12.2.53 nvidia-cuda-cccl-cu12==12.2.53
+    for w in "$CUDA12_DIR"/wheels-12.2/*.whl; do unzip -q -o "$w" -d "$CUDA12_DIR/wheels-12.2/x"; done
+    cp -r "$CUDA12_DIR/wheels-12.2/x/nvidia/cuda_runtime/include/." "$TKH/include/"
+    cp -r "$CUDA12_DIR/wheels-12.2/x/nvidia/cuda_cccl/include/"{cub,thrust} "$TKH/include/"
     find "$TKH/include" -name __init__.py -delete
     rm -rf "$CUDA12_DIR/wheels-12.2"
   fi
