@@ -47,7 +47,7 @@ grep '\.tunable=' "$build/ladder_folders.txt" | while IFS='=' read -r key name; 
     [ "$c" = auto ] && continue
     ms=$("$bin" $flag "$c" --no-ceiling --no-verify --reps "$reps" --json 2>/dev/null | grep '^{' | kernel_ms)
     if [ -n "$ms" ] && [ -n "$default_ms" ]; then
-      printf '   %-32s %10s ms  %5.2fx the default's speed\n' "$c" "$ms" "$(python3 -c "print($default_ms / $ms)")"
+      printf '   %-32s %10s ms  %5.2fx the speed of the default\n' "$c" "$ms" "$(python3 -c "print($default_ms / $ms)")"
     else
       printf '   %-32s %10s\n' "$c" "did not run here (exit 2: see the step)"
     fi
