@@ -2,9 +2,9 @@
 
 namespace ladder {
 
-Cublas::Cublas() {
+Cublas::Cublas(BlasMath math) : math_(math) {
   CUBLAS_CHECK(cublasCreate(&h_));
-  CUBLAS_CHECK(cublasSetMathMode(h_, CUBLAS_PEDANTIC_MATH));
+  if (math == BlasMath::pedantic) CUBLAS_CHECK(cublasSetMathMode(h_, CUBLAS_PEDANTIC_MATH));
 }
 
 Cublas::~Cublas() {
@@ -24,11 +24,20 @@ void gemm(const Cublas& blas, const GemmShape& s, T alpha, const T* A, const T* 
                            s.lda, &beta, C, s.ldc));
 }
 
+// cublasGemmEx in fp32 with TF32 compute, in cublasSgemm_64's argument order.
+cublasStatus_t sgemm_tf32(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
+                          int64_t n, int64_t k, const float* alpha, const float* A, int64_t lda,
+                          const float* B, int64_t ldb, const float* beta, float* C, int64_t ldc) {
+  return cublasGemmEx_64(h, ta, tb, m, n, k, alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, beta, C,
+                         CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+}
+
 }  // namespace
 
 void gemm_row_major(const Cublas& blas, const GemmShape& s, float alpha, const float* A,
                     const float* B, float beta, float* C, cudaStream_t stream) {
-  gemm(blas, s, alpha, A, B, beta, C, stream, cublasSgemm_64);
+  if (blas.math() == BlasMath::tf32) gemm(blas, s, alpha, A, B, beta, C, stream, sgemm_tf32);
+  else gemm(blas, s, alpha, A, B, beta, C, stream, cublasSgemm_64);
 }
 
 void gemm_row_major(const Cublas& blas, const GemmShape& s, double alpha, const double* A,

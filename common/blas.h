@@ -13,10 +13,16 @@
 
 namespace ladder {
 
-// A cuBLAS handle in CUBLAS_PEDANTIC_MATH mode, destroyed with its scope.
+// What a handle's GEMMs may do: pedantic (the references and fp32/fp64 ceilings: no TF32, the
+// prescribed precision), or tf32 (sgemm's tf32 series' ceiling: fp32 GEMMs on the tensor cores with
+// inputs read as TF32, CUBLAS_COMPUTE_32F_FAST_TF32, fp32 accumulation).
+enum class BlasMath { pedantic, tf32 };
+
+// A cuBLAS handle, destroyed with its scope.
 class Cublas {
  public:
-  Cublas();
+  explicit Cublas(BlasMath math = BlasMath::pedantic);
+  BlasMath math() const { return math_; }
   ~Cublas();
   Cublas(const Cublas&) = delete;
   Cublas& operator=(const Cublas&) = delete;
@@ -24,12 +30,14 @@ class Cublas {
 
  private:
   cublasHandle_t h_ = nullptr;
+  BlasMath math_;
 };
 
 // Row-major C (m x n) = alpha * op(A) (m x k) * op(B) (k x n) + beta * C on `stream`.
 // op(X) is X or, with trans_x, X^T; lda/ldb/ldc are the row pitches (elements) of the stored
 // matrices. cuBLAS is column-major, so this computes C^T = op(B)^T op(A)^T, which is the same
-// memory. Sizes and pitches are 64-bit (cuBLAS's _64 API, CUDA 12 and later).
+// memory. Sizes and pitches are 64-bit (cuBLAS's _64 API, CUDA 12 and later). The float GEMM runs
+// in the handle's BlasMath: cublasSgemm (pedantic) or cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32.
 struct GemmShape {
   int64_t m, n, k;
   bool trans_a = false, trans_b = false;

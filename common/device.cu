@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <tuple>
 
 namespace ladder {
 
@@ -202,7 +203,10 @@ void grant_dynamic_shared_memory(const void* kernel, size_t bytes) {
 
 size_t largest_shared_memory_per_block() { return largest_smem_slot(); }
 
-int blocks_per_sm(const DeviceInfo& dev, const void* kernel, int threads, size_t dynamic_smem) {
+namespace {
+
+// The occupancy calculator on the real device, capped by the profile's limits (blocks_per_sm).
+int query_blocks_per_sm(const DeviceInfo& dev, const void* kernel, int threads, size_t dynamic_smem) {
   cudaFuncAttributes a{};
   CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
   if (a.sharedSizeBytes + dynamic_smem > dev.smem_per_block_optin) return 0;
@@ -217,6 +221,17 @@ int blocks_per_sm(const DeviceInfo& dev, const void* kernel, int threads, size_t
   blocks = std::min(blocks, dev.max_blocks_per_sm);
   if (per_block > 0) blocks = std::min(blocks, static_cast<int>(dev.smem_per_sm / per_block));
   return std::max(blocks, 0);
+}
+
+}  // namespace
+
+int blocks_per_sm(const DeviceInfo& dev, const void* kernel, int threads, size_t dynamic_smem) {
+  // Asked of the driver once per kernel, block size and shared memory: launchers ask on every launch,
+  // and a host call between the timing events would be timed as GPU time (one device per process).
+  static std::map<std::tuple<const void*, int, size_t>, int> known;
+  const auto key = std::make_tuple(kernel, threads, dynamic_smem);
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  return known[key] = query_blocks_per_sm(dev, kernel, threads, dynamic_smem);
 }
 
 std::string cuda_version_string(int version) {

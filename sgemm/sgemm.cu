@@ -235,14 +235,21 @@ ladder::ErrorBound bound_tf32_vs_cublas(int64_t k) {
 
 namespace {
 
-// The harness's cuBLAS handle, alive while run() runs (00_cublas launches through it).
+// The harness's cuBLAS handles, alive while run() runs: the pedantic one (00_cublas launches through
+// it) and, for the tf32 series, a TF32 one (tf32_00_cublas and the series' ceiling).
 const ladder::Cublas* g_blas = nullptr;
+const ladder::Cublas* g_blas_tf32 = nullptr;
 
-struct BlasScope {
-  explicit BlasScope(const ladder::Cublas* b) { g_blas = b; }
-  ~BlasScope() { g_blas = nullptr; }
+// Points `slot` at `b` for the lifetime of the scope.
+class BlasScope {
+ public:
+  BlasScope(const ladder::Cublas*& slot, const ladder::Cublas* b) : slot_(slot) { slot_ = b; }
+  ~BlasScope() { slot_ = nullptr; }
   BlasScope(const BlasScope&) = delete;
   BlasScope& operator=(const BlasScope&) = delete;
+
+ private:
+  const ladder::Cublas*& slot_;
 };
 
 const ladder::Cublas& blas() {
@@ -278,41 +285,12 @@ void cublas_sgemm(const Gemm& g) { blas_gemm(g.A, g.B, g.C, g.m, g.n, g.k, g.str
 
 namespace {
 
-// A second handle for the tf32 series, in the default math mode: the pedantic handle above is the
-// fp32 reference; this one runs cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores, inputs
-// read as TF32, fp32 accumulation), the ceiling of the tf32 steps. Alive while run() runs for them.
-class CublasTf32 {
- public:
-  CublasTf32() { CUBLAS_CHECK(cublasCreate(&h_)); }
-  ~CublasTf32() {
-    if (h_) cublasDestroy(h_);
-  }
-  CublasTf32(const CublasTf32&) = delete;
-  CublasTf32& operator=(const CublasTf32&) = delete;
-  cublasHandle_t get() const { return h_; }
-
- private:
-  cublasHandle_t h_ = nullptr;
-};
-
-const CublasTf32* g_blas_tf32 = nullptr;
-
-struct BlasTf32Scope {
-  explicit BlasTf32Scope(const CublasTf32* b) { g_blas_tf32 = b; }
-  ~BlasTf32Scope() { g_blas_tf32 = nullptr; }
-  BlasTf32Scope(const BlasTf32Scope&) = delete;
-  BlasTf32Scope& operator=(const BlasTf32Scope&) = delete;
-};
-
-// Row-major C = A·B as the column-major Cᵀ = Bᵀ·Aᵀ (the same memory), as common/blas.cpp does.
+// C = A·B with cuBLAS in TF32 (CUBLAS_COMPUTE_32F_FAST_TF32): the tf32 series' reference and ceiling.
 void blas_gemm_tf32(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k,
                     cudaStream_t stream) {
   if (!g_blas_tf32) throw std::logic_error("sgemm::cublas_sgemm_tf32 called outside sgemm::run of a tf32 step");
-  const float alpha = 1.0f, beta = 0.0f;
-  CUBLAS_CHECK(cublasSetStream(g_blas_tf32->get(), stream));
-  CUBLAS_CHECK(cublasGemmEx_64(g_blas_tf32->get(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B, CUDA_R_32F, n,
-                               A, CUDA_R_32F, k, &beta, C, CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32,
-                               CUBLAS_GEMM_DEFAULT));
+  ladder::gemm_row_major(*g_blas_tf32, ladder::GemmShape{m, n, k, false, false, k, n, n}, 1.0f, A, B, 0.0f, C,
+                         stream);
 }
 
 }  // namespace
@@ -579,9 +557,10 @@ int run(const Step& step, int argc, char** argv) {
 
   ladder::Stream stream;  // outlives the cuBLAS handle that was last set to it
   ladder::Cublas cublas;
-  BlasScope scope(&cublas);
-  std::unique_ptr<CublasTf32> cublas_tf32(tf32 ? new CublasTf32 : nullptr);
-  BlasTf32Scope scope_tf32(cublas_tf32.get());
+  BlasScope scope(g_blas, &cublas);
+  std::optional<ladder::Cublas> cublas_tf32;
+  if (tf32) cublas_tf32.emplace(ladder::BlasMath::tf32);
+  BlasScope scope_tf32(g_blas_tf32, tf32 ? &*cublas_tf32 : nullptr);
   ladder::DeviceBuffer<float> dA(a_count), dB(b_count), dC(c_count), dX(use_x ? c_count : 0);
   ladder::DeviceBuffer<unsigned char> dW(static_cast<int64_t>(w_bytes));
   auto upload = [&] {
@@ -720,11 +699,10 @@ int run(const Step& step, int argc, char** argv) {
                         "); |got - ref| <= c K 2^-24 (|A|·|B|)ij" +
                         (tf32 ? " (the TF32 bound: inputs cut to 10 mantissa bits, sgemm.cuh)" : ""));
   }
-  if (tf32 && step.describe) res.choice = step.describe(g);
   if (analytic) res.notes.push_back("inputs: the post's A[i][j] = i + j, B[i][j] = i - j");
-  // What an fp32 step chose for this GPU and shape (its describe hook), or the --tile it was given.
-  if (!tf32 && step.describe) res.choice = step.describe(g);
-  else if (!tf32 && step.tunable) res.choice = tile.empty() ? std::string("the step's default") : tile + " (--tile)";
+  // What the step chose for this GPU and shape (its describe hook), or the --tile it was given.
+  if (step.describe) res.choice = step.describe(g);
+  else if (step.tunable) res.choice = tile.empty() ? std::string("the step's default") : tile + " (--tile)";
   return ladder::finish(res, opt);
 }
 
