@@ -52,6 +52,11 @@ TileGrid tile_grid(int64_t m, int64_t n, int tile_m, int tile_n) {
   return {static_cast<unsigned>(tiles_m * tiles_n), tiles_n};
 }
 
+int64_t square_band_rows(int64_t resident, int64_t tiles_m, int tile_m, int tile_n) {
+  const double ideal = std::sqrt(double(resident) * tile_n / tile_m);
+  return std::max<int64_t>(1, std::min<int64_t>(tiles_m, std::llround(ideal)));
+}
+
 void throw_unknown_tile(const char* step_id, const std::string& want, const std::vector<const char*>& known) {
   std::string list;
   for (size_t i = 0; i < known.size(); ++i) list += (i ? ", " : "") + std::string(known[i]);

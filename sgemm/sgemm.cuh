@@ -116,16 +116,38 @@ struct TileGrid {
 // Throws UsageError when C needs more than 2^31 - 1 tiles (unreachable on today's memory sizes).
 TileGrid tile_grid(int64_t m, int64_t n, int tile_m, int tile_n);
 
-#ifdef __CUDACC__
-// The first row and column of C that this block's tile covers.
+// The first row and column of C that a tile covers.
 struct TileOrigin {
   int64_t row, col;
 };
+
+#ifdef __CUDACC__
+// This block's tile, numbered row by row.
 __device__ __forceinline__ TileOrigin tile_origin(int64_t tiles_n, int tile_m, int tile_n) {
   const int64_t t = blockIdx.x;
   return {t / tiles_n * tile_m, t % tiles_n * tile_n};
 }
 #endif
+
+// Tile number `tile` (0 .. tiles_m x tiles_n - 1) in a grouped order: bands of `group` tile rows,
+// each band walked column by column (down the band's rows first). The tiles that run at one time
+// then cover about group x (resident / group) tiles instead of a strip one or two tile rows high, so
+// a k step of them reads fewer rows of A plus columns of B (all of B's columns, in a strip) and more
+// of those reads hit L2. group = 1 is tile_origin's row-by-row order; the last band may have fewer
+// rows. Host and device: the CPU tests check that it visits every tile once.
+__host__ __device__ inline TileOrigin grouped_tile_origin(int64_t tile, int64_t tiles_m, int64_t tiles_n,
+                                                          int64_t group, int tile_m, int tile_n) {
+  const int64_t band_tiles = group * tiles_n, band = tile / band_tiles, first_row = band * group;
+  const int64_t rows = tiles_m - first_row < group ? tiles_m - first_row : group;
+  const int64_t in_band = tile - band * band_tiles;
+  return {(first_row + in_band % rows) * tile_m, in_band / rows * tile_n};
+}
+
+// The band height for grouped_tile_origin that makes the tiles resident at one time (`resident`:
+// blocks per SM x SMs, for a persistent kernel) closest to a square of C: group tile rows of tile_m
+// by resident / group tile columns of tile_n, group ~ sqrt(resident x tile_n / tile_m), at most the
+// tile rows there are, at least 1.
+int64_t square_band_rows(int64_t resident, int64_t tiles_m, int tile_m, int tile_n);
 
 // ---- Tunable steps -------------------------------------------------------------------------------
 //

@@ -1,34 +1,35 @@
 // sgemm tf32 step 02: mma.sync m16n8k8 TF32 with ldmatrix, a swizzled A tile, a padded B tile,
 // register double buffering and a cp.async pipeline.
 // Step 01 lets WMMA pick the fragments' layout and loads; here every instruction is ours
-// (common/mma.cuh). A block of 8 warps computes a 128 x 256 tile of C (4 warps on 128 x 128 where
-// the large tile would leave SMs idle or does not fit), each warp a 64 x 64 piece as 4 x 8
-// mma.sync.m16n8k8 tiles: 128 fp32 accumulators per thread. Per k step of 32:
-//   * copies: a ring of S shared-memory stages filled by cp.async (16-byte copies where rows are
-//     16-byte aligned, 4-byte ones otherwise, zero-filled past the edges), S - 1 tiles in flight;
+// (common/mma.cuh). A block of 4 warps computes a 128 x 128 tile of C (8 warps on 128 x 256 where
+// two blocks do not fit an SM), each warp a 64 x 64 piece as 4 x 8 mma.sync.m16n8k8 tiles: 128 fp32
+// accumulators per thread. Per k step of 32:
+//   * copies: a ring of S shared-memory stages filled by cp.async, S - 1 tiles in flight. A block
+//     whose tile lies inside A and B copies without tests (each 16-byte copy one address add and one
+//     LDGSTS); edge blocks take 16-byte copies with zero fill where rows are 16-byte aligned, 4-byte
+//     ones otherwise;
 //   * A fragments: ldmatrix.x4 (one instruction per 16 x 8 fragment, 4 LDS.32 otherwise) from a
 //     tile stored row by row (K-major) whose 16-byte chunks are XOR-swizzled, chunk ^= row % 8: the
 //     8 rows one ldmatrix phase reads land in 8 different bank groups (unswizzled, all 8 rows of 128
 //     bytes start in bank 0: 8-way conflicts);
-//   * B fragments: B is k x n row-major (N-major), and the MMA wants b[0] = B[t][g] (lanes: g = lane/4
-//     along n, t = lane%4 along k), which ldmatrix cannot produce from 32-bit elements (its transpose
-//     moves 16-bit halves). But which n an MMA column stands for is ours to choose: column g of the
-//     warp's n8 tile ni is n = 8 g + ni, so a lane's 8 tiles need 8 consecutive floats of a row of
-//     B — two LDS.128 per k row instead of 8 LDS.32. The tile's 16-byte chunks are XOR-swizzled by
-//     row, chunk ^= s(k) with s(k) = (k & 1) | (k & 2) << 1, so the 8 lanes of each LDS.128 phase
-//     (4 rows x 2 chunks) hit 8 different bank groups. The accumulators then hold, per row, the 16
-//     consecutive columns 16 t .. 16 t + 15: four 16-byte stores;
+//   * B fragments: B is k x n row-major (N-major), and the MMA wants b[0] = B[t][g], b[1] = B[t+4][g]
+//     (lanes: g = lane/4 along n, t = lane%4 along k) in two adjacent registers — ldmatrix cannot
+//     produce that from 32-bit elements (its transpose moves 16-bit halves). Two LDS.32 per n8 tile
+//     load the pair straight into its registers, from a tile padded to BN + 8 floats a row: lanes
+//     (g, t) read banks 8 t + g, all 32 different. (Wider loads — an LDS.128 of 4 consecutive n —
+//     bring 4 values of one k row into 4 adjacent registers, and the pairs must then be assembled:
+//     the first version of this step did that and its loop was 40% moves, the chapter shows the SASS);
 //   * register double buffering: the fragments of k8 step j+1 are loaded before the MMAs of step j;
 //   * the fragments go to the MMA as they are: the tensor core reads the top 19 bits of each fp32
 //     (TF32, cut). The _rna candidates round them first (cvt.rna.tf32.f32, round to nearest: half the
 //     error, one more instruction per fragment register; the chapter measures both).
-// Changes from step 01: instruction-level fragments (ldmatrix, LDS.32, mma.sync), the swizzle, the
-// pipeline and a 64 x 64 warp tile (2 KB of A and 2 KB of B fragments per 32 MMAs: at TF32's 4 bytes
-// an element, a smaller warp tile would run out of shared-memory bandwidth before tensor cores).
-// Costs: ~230 registers per thread (one 256-thread block per SM); S x (BM + BN) x 32 x 4 bytes of
-// shared memory (192 KB at 128 x 256 x 4 stages).
-// Tunable: --tile BMxBNx32_sS[_rna]; the default is the largest tile whose blocks fill the GPU, the
-// deepest ring that fits, no rounding.
+// Changes from step 01: instruction-level fragments (ldmatrix, LDS.32, mma.sync), the swizzle and
+// padding, the pipeline and a 64 x 64 warp tile (2 KB of A and 2 KB of B fragments per 32 MMAs: at
+// TF32's 4 bytes an element, a smaller warp tile would run out of shared-memory bandwidth first).
+// Costs: ~240 registers per thread (two 128-thread blocks per SM); S x (BM x 32 + 32 x (BN + 8)) x 4
+// bytes of shared memory (99 KB at 128 x 128 x 3 stages).
+// Tunable: --tile BMxBNx32[_wWMxWN]_sS[_bB][_rna]; the default is the deepest ring of which two
+// blocks fit an SM (the rule below), no rounding.
 // Needs sm_80 (mma.sync TF32, cp.async); elsewhere the step exits 2 naming it.
 // Source: PTX ISA, "Warp-level matrix fragments for mma.m16n8k8" (.tf32), "ldmatrix", "cp.async";
 // NVIDIA CUTLASS's sm80 multistage mainloop and its XOR-swizzled shared layouts (the idea, no code).
@@ -43,33 +44,27 @@
 
 namespace sgemm::tf32_mma_sync {
 
-constexpr int BK = 32;              // k step: one 128-byte row of A per tile row
-constexpr int WM = 64, WN = 64;     // a warp's piece of C
-constexpr int MI = WM / 16, NI = WN / 8;  // m16n8 MMA tiles per warp: 4 x 8
-constexpr int kChunks = BK / 4;     // 16-byte chunks in a row of the A tile: 8, the swizzle's period
+constexpr int BK = 32;           // k step: one 128-byte row of A per tile row
+constexpr int kChunks = BK / 4;  // 16-byte chunks in a row of the A tile: 8, the swizzle's period
 static_assert(kChunks == 8, "the A swizzle XORs a chunk index with row % 8: 8 chunks of 16 bytes a row");
 
-template <int BM_, int BN_, int Stages_, bool Round_>
+template <int BM_, int BN_, int WM_, int WN_, int Stages_, bool Round_, int MinBlocks_ = 1>
 struct Config {
-  static constexpr int BM = BM_, BN = BN_, STAGES = Stages_;
+  static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, STAGES = Stages_;
+  static constexpr int MIN_BLOCKS = MinBlocks_;  // __launch_bounds__: ptxas keeps registers for this many blocks/SM
   static constexpr bool ROUND = Round_;  // cvt.rna every fragment to TF32 (else the hardware cuts)
+  static constexpr int MI = WM / 16, NI = WN / 8;  // m16n8 MMA tiles per warp
   static constexpr int WARPS_N = BN / WN, THREADS = 32 * (BM / WM) * WARPS_N;
-  static constexpr int BS_LD = BN;  // B row pitch: whole rows of 128 bytes, swizzled by chunk
+  static constexpr int BS_LD = BN + 8;  // B row pitch, padded by 8 floats: rows t and t + 1 start 8 banks apart
   static constexpr int A_STAGE = BM * BK, B_STAGE = BK * BS_LD;
   static constexpr size_t kSmem = size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
-  static_assert(BM % WM == 0 && BN % WN == 0, "whole warp tiles");
-  static_assert(BS_LD % 32 == 0, "the B swizzle assumes rows that start in bank 0");
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "whole warp and MMA tiles");
   static_assert((BM * kChunks) % THREADS == 0 && (BK * BN / 4) % THREADS == 0, "even copy shares");
   static_assert(STAGES >= 2, "one tile in flight while another is multiplied");
 };
 
 // Element (r, c) of the A tile (BM x 32, K-major) lives at r * 32 + ((c / 4) ^ (r % 8)) * 4 + c % 4.
 __device__ __forceinline__ int a_swizzled(int r, int chunk) { return r * BK + ((chunk ^ (r & 7)) << 2); }
-// Element (k, n) of the B tile (32 x BN, N-major) lives at k * BN + ((n / 4) ^ s(k)) * 4 + n % 4,
-// s(k) = (k & 1) | (k & 2) << 1: it moves chunks within aligned groups of 8 (bits 0 and 2).
-__device__ __forceinline__ int b_swizzle(int k) { return (k & 1) | ((k & 2) << 1); }
-template <int LD>
-__device__ __forceinline__ int b_swizzled(int k, int chunk) { return k * LD + ((chunk ^ b_swizzle(k)) << 2); }
 
 // One k step's tiles into one stage: A rows row0.. and B columns col0.., k from k0; zeros outside.
 // Vec: 16-byte copies (rows 16-byte aligned: k % 4 == 0 for A, n % 4 == 0 for B); else 4-byte ones.
@@ -97,7 +92,7 @@ __device__ __forceinline__ void copy_stage(float* As, float* Bs, const float* __
   for (int i = 0; i < BK * T::BN / 4 / T::THREADS; ++i) {
     const int c = tid + i * T::THREADS, r = c / (T::BN / 4), ch = c % (T::BN / 4);
     const int64_t row = k0 + r, col = col0 + ch * 4;
-    float* dst = Bs + b_swizzled<T::BS_LD>(r, ch);
+    float* dst = Bs + r * T::BS_LD + ch * 4;
     if constexpr (VecB) {
       const bool ok = row < k && col < n;
       ladder::cp_async_16(dst, ok ? B + row * n + col : B, ok);
@@ -113,21 +108,23 @@ __device__ __forceinline__ void copy_stage(float* As, float* Bs, const float* __
 
 // The same copies where both operands take 16-byte ones, with the per-thread work done once: a
 // thread's chunks of A are A_STEP rows apart (same column, same swizzle) and its chunks of B are
-// B_STEP rows apart, so each copy is a pointer step, a compare and an LDGSTS — the index arithmetic
-// of copy_stage, done per chunk and per k step, cost more instructions than the MMAs it fed.
+// B_STEP rows apart. A block whose tile lies inside A and B and a k step that lies inside k (all of
+// them but the edges) copy without tests: a chunk is one IMAD.WIDE (a 32-bit byte offset, known
+// per thread, times a constant) and one LDGSTS. The rest take copy_stage's tests and zero fills.
 template <class T>
 struct VecCopier {
   static constexpr int A_PER = T::BM * kChunks / T::THREADS, A_STEP = T::THREADS / kChunks;
   static constexpr int B_CPR = T::BN / 4, B_PER = BK * B_CPR / T::THREADS, B_STEP = T::THREADS / B_CPR;
   static_assert(T::THREADS % kChunks == 0 && T::THREADS % B_CPR == 0, "whole rows per pass");
-  static_assert(A_STEP % 8 == 0 && B_STEP % 4 == 0, "every chunk of a thread has the same swizzle");
-  const float* a;  // this thread's first A chunk at k = 0; rows past m read nothing
-  const float* b;  // its first B chunk at k = 0
-  int64_t a_step, b_step;  // A_STEP rows of A, B_STEP rows of B
-  int a_soff, b_soff;      // the chunks' places in a stage
-  int a_row, a_col, b_row; // its first chunk's row (A: from row0; B: from k0) and A's column
-  int a_rows;              // rows of A left from row0 (at most BM)
-  bool b_ok;               // its B column lies inside n
+  static_assert(A_STEP % 8 == 0, "every chunk of a thread has the same swizzle");
+  const char* a;  // this thread's first A chunk at k = 0 (rows past m: never read)
+  const char* b;  // its first B chunk at k = 0
+  int64_t a_step, b_step;  // A_STEP rows of A, B_STEP rows of B, in bytes
+  int a_soff, b_soff;       // the chunks' places in a stage
+  int a_row, a_col, b_row;  // its first chunk's row (A: from row0; B: from k0) and A's column
+  int a_rows;               // rows of A left from row0 (at most BM)
+  bool b_ok;                // its B column lies inside n
+  bool inside;              // the tile lies inside A and B, and a thread's chunk offsets fit 32 bits
 
   __device__ __forceinline__ VecCopier(const float* A, const float* B, int64_t m, int64_t n, int64_t k,
                                        int64_t row0, int64_t col0, int tid) {
@@ -136,38 +133,56 @@ struct VecCopier {
     b_row = tid / B_CPR;
     const int b_col = tid % B_CPR * 4;
     a_soff = a_swizzled(a_row, tid % kChunks);
-    b_soff = b_swizzled<T::BS_LD>(b_row, tid % B_CPR);
+    b_soff = b_row * T::BS_LD + b_col;
     a_rows = static_cast<int>(m - row0 < T::BM ? m - row0 : T::BM);
     b_ok = col0 + b_col < n;
-    a_step = int64_t(A_STEP) * k;
-    b_step = int64_t(B_STEP) * n;
-    a = A + (row0 + a_row) * k + a_col;
-    b = B + int64_t(b_row) * n + col0 + b_col;
+    a_step = int64_t(A_STEP) * k * 4;
+    b_step = int64_t(B_STEP) * n * 4;
+    inside = a_rows == T::BM && col0 + T::BN <= n && (A_PER - 1) * a_step < (int64_t(1) << 32) &&
+             (B_PER - 1) * b_step < (int64_t(1) << 32);
+    a = reinterpret_cast<const char*>(A + (row0 + a_row) * k + a_col);
+    b = reinterpret_cast<const char*>(B + int64_t(b_row) * n + col0 + b_col);
   }
 
   __device__ __forceinline__ void copy(float* As, float* Bs, const float* A, const float* B, int64_t k,
                                        int64_t n, int64_t k0) const {
+    const char* ak = a + k0 * 4;
+    const char* bk = b + k0 * n * 4;
+    if (inside && k0 + BK <= k) {
+#pragma unroll
+      for (int i = 0; i < A_PER; ++i)
+        ladder::cp_async_16(As + a_soff + i * A_STEP * BK,
+                            reinterpret_cast<const float*>(ak + i * static_cast<uint32_t>(a_step)));
+#pragma unroll
+      for (int i = 0; i < B_PER; ++i)
+        ladder::cp_async_16(Bs + b_soff + i * B_STEP * T::BS_LD,
+                            reinterpret_cast<const float*>(bk + i * static_cast<uint32_t>(b_step)));
+      return;
+    }
     const bool a_k_ok = k0 + a_col < k;
 #pragma unroll
     for (int i = 0; i < A_PER; ++i) {
       const bool ok = a_k_ok && a_row + i * A_STEP < a_rows;
-      ladder::cp_async_16(As + a_soff + i * A_STEP * BK, ok ? a + i * a_step + k0 : A, ok);
+      ladder::cp_async_16(As + a_soff + i * A_STEP * BK, ok ? reinterpret_cast<const float*>(ak + i * a_step) : A, ok);
     }
 #pragma unroll
     for (int i = 0; i < B_PER; ++i) {
       const bool ok = b_ok && k0 + b_row + i * B_STEP < k;
-      ladder::cp_async_16(Bs + b_soff + i * B_STEP * T::BS_LD, ok ? b + (k0 * n + i * b_step) : B, ok);
+      ladder::cp_async_16(Bs + b_soff + i * B_STEP * T::BS_LD, ok ? reinterpret_cast<const float*>(bk + i * b_step) : B,
+                          ok);
     }
   }
 };
 
-// The fragments of one k8 step: A by ldmatrix.x4 per 16-row slab; B by LDS.128, b[0] of the 8 n8 tiles
-// from row t (two chunks: b_off[0], b_off[1]) and b[1] from row t + 4 (the same swizzle: s(t + 4) = s(t)).
+// The fragments of one k8 step. A: ldmatrix.x4 per 16-row slab. B: the MMA wants the pair
+// b[0] = B[t][g], b[1] = B[t + 4][g] (g = lane / 4 along n, t = lane % 4 along k) in two adjacent
+// registers; two LDS.32 load them there (rows t and t + 4 of the padded tile: lanes (g, t) hit
+// banks 8 t + g + const, all 32 different).
 template <class T>
-__device__ __forceinline__ void load_fragments(uint32_t (&af)[MI][4], uint32_t (&bf)[NI][2], const float* as,
-                                               const float* bs, int kk, int a_row, int a_hi, const int (&b_off)[2]) {
+__device__ __forceinline__ void load_fragments(uint32_t (&af)[T::MI][4], uint32_t (&bf)[T::NI][2], const float* as,
+                                               const float* bs, int kk, int a_row, int a_hi) {
 #pragma unroll
-  for (int mi = 0; mi < MI; ++mi) {
+  for (int mi = 0; mi < T::MI; ++mi) {
     const int r = a_row + mi * 16;
     ladder::ldmatrix_x4(af[mi], as + a_swizzled(r, kk * 2 + a_hi));
     if constexpr (T::ROUND) {
@@ -176,35 +191,33 @@ __device__ __forceinline__ void load_fragments(uint32_t (&af)[MI][4], uint32_t (
     }
   }
 #pragma unroll
-  for (int h = 0; h < 2; ++h)
+  for (int ni = 0; ni < T::NI; ++ni)
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      const float4 v = *reinterpret_cast<const float4*>(bs + (kk * 8 + 4 * r) * T::BS_LD + b_off[h]);
-      const float e[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (int i = 0; i < 4; ++i) bf[4 * h + i][r] = T::ROUND ? ladder::to_tf32(e[i]) : __float_as_uint(e[i]);
+      const float v = bs[(kk * 8 + 4 * r) * T::BS_LD + ni * 8];
+      bf[ni][r] = T::ROUND ? ladder::to_tf32(v) : __float_as_uint(v);
     }
 }
 
 template <class T, bool VecA, bool VecB>
-__global__ void __launch_bounds__(T::THREADS, 1)
+__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     sgemm_tf32_mma_sync(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                         int64_t m, int64_t n, int64_t k, int64_t tiles_n) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // mma.sync TF32 and cp.async need sm_80; the launcher exits 2 before launching
 #else
+  constexpr int MI = T::MI, NI = T::NI;
   extern __shared__ __align__(128) float smem[];
   float* const As = smem;                          // [STAGES][BM][32], swizzled
-  float* const Bs = smem + T::STAGES * T::A_STAGE;  // [STAGES][32][BS_LD]
+  float* const Bs = smem + T::STAGES * T::A_STAGE;  // [STAGES][32][BS_LD], padded
   const TileOrigin t = tile_origin(tiles_n, T::BM, T::BN);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wm = warp / T::WARPS_N, wn = warp % T::WARPS_N;
   const int g = lane / 4, tq = lane % 4;
   // ldmatrix: lanes 8q .. 8q+7 address the rows of matrix q (rows (q & 1) 8 .., k chunk q >> 1).
-  const int a_row = wm * WM + (lane >> 3 & 1) * 8 + (lane & 7), a_hi = lane >> 4;
-  // B fragments: lane (g, t) reads row k8 + t (and + 4), n = wn 64 + 8 g .. + 7: chunks 2 g, 2 g + 1.
-  const int b_off[2] = {b_swizzled<T::BS_LD>(tq, wn * WN / 4 + 2 * g), b_swizzled<T::BS_LD>(tq, wn * WN / 4 + 2 * g + 1)};
-  const int64_t ktiles = (k + BK - 1) / BK;
+  const int a_row = wm * T::WM + (lane >> 3 & 1) * 8 + (lane & 7), a_hi = lane >> 4;
+  const int b_lane = tq * T::BS_LD + wn * T::WN + g;  // B[t][g] of the warp's first n8 tile
+  const int ktiles = static_cast<int>((k + BK - 1) / BK);
   constexpr int KSTEPS = BK / 8;  // k8 MMA steps per k step
   const VecCopier<T> vc(A, B, m, n, k, t.row, t.col, tid);  // used where VecA && VecB
   auto copy = [&](int s, int64_t k0) {
@@ -223,56 +236,52 @@ __global__ void __launch_bounds__(T::THREADS, 1)
 
   float acc[MI][NI][4] = {};
   uint32_t af[2][MI][4], bf[2][NI][2];
-  for (int64_t kt = 0; kt < ktiles; ++kt) {
+  int read_stage = 0, write_stage = T::STAGES - 1;  // the stage multiplied now, the one refilled
+  for (int kt = 0; kt < ktiles; ++kt) {
     // Step 2: tile kt has landed (at most S - 2 younger groups in flight) and every warp is done
     // with the stage multiplied at kt - 1, which now takes tile kt + S - 1.
     ladder::cp_async_wait<T::STAGES - 2>();
     __syncthreads();
-    const int64_t next = kt + T::STAGES - 1;
-    if (next < ktiles) copy(static_cast<int>(next % T::STAGES), next * BK);
+    if (kt + T::STAGES - 1 < ktiles) copy(write_stage, int64_t(kt + T::STAGES - 1) * BK);
     ladder::cp_async_commit();
 
-    // Step 3: 4 k8 steps of 4 x 8 MMAs, the fragments of step j + 1 loaded before the MMAs of step j.
-    const int s = static_cast<int>(kt % T::STAGES);
-    const float* as = As + s * T::A_STAGE;
-    const float* bs = Bs + s * T::B_STAGE;
-    load_fragments<T>(af[0], bf[0], as, bs, 0, a_row, a_hi, b_off);
+    // Step 3: 4 k8 steps of MI x NI MMAs, the fragments of step j + 1 loaded before the MMAs of step j.
+    const float* as = As + read_stage * T::A_STAGE;
+    const float* bs = Bs + read_stage * T::B_STAGE + b_lane;
+    load_fragments<T>(af[0], bf[0], as, bs, 0, a_row, a_hi);
 #pragma unroll
     for (int kk = 0; kk < KSTEPS; ++kk) {
-      if (kk + 1 < KSTEPS) load_fragments<T>(af[(kk + 1) & 1], bf[(kk + 1) & 1], as, bs, kk + 1, a_row, a_hi, b_off);
+      if (kk + 1 < KSTEPS) load_fragments<T>(af[(kk + 1) & 1], bf[(kk + 1) & 1], as, bs, kk + 1, a_row, a_hi);
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
         for (int ni = 0; ni < NI; ++ni) ladder::mma_m16n8k8_tf32(acc[mi][ni], af[kk & 1][mi], bf[kk & 1][ni]);
     }
+    read_stage = read_stage + 1 == T::STAGES ? 0 : read_stage + 1;
+    write_stage = write_stage + 1 == T::STAGES ? 0 : write_stage + 1;
   }
   ladder::cp_async_wait<0>();  // no copy outlives the block (the last groups are empty)
 
-  // Step 4: the accumulators to C. d[0], d[1] of tile ni are MMA columns 2t, 2t + 1, i.e. n = 16 t + ni
-  // and 16 t + 8 + ni; d[2], d[3] the same 8 rows down. A lane's row is 16 consecutive floats: four
-  // 16-byte stores where n % 4 == 0 and the row lies inside C, single floats at the edges.
+  // Step 4: the accumulators to C. d[0], d[1] of tile (mi, ni) are row g, columns 2t and 2t + 1 of
+  // the n8 tile; d[2], d[3] the same 8 rows down: 8-byte stores where n is even and both columns lie
+  // inside C (a warp's store covers 8 rows x 32 bytes: whole sectors), single floats otherwise.
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int64_t row = t.row + wm * WM + mi * 16 + g + h * 8;
-      const int64_t col = t.col + wn * WN + 16 * tq;
+      const int64_t row = t.row + wm * T::WM + mi * 16 + g + h * 8;
       if (row >= m) continue;
-      float v[16];
 #pragma unroll
       for (int ni = 0; ni < NI; ++ni) {
-        v[ni] = acc[mi][ni][2 * h];
-        v[8 + ni] = acc[mi][ni][2 * h + 1];
-      }
-      float* c = C + row * n + col;
-      if ((n & 3) == 0 && col + 15 < n) {
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-          *reinterpret_cast<float4*>(c + 4 * q) = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
-      } else {
-#pragma unroll
-        for (int e = 0; e < 16; ++e)
-          if (col + e < n) c[e] = v[e];
+        const int64_t col = t.col + wn * T::WN + ni * 8 + 2 * tq;
+        float* c = C + row * n + col;
+        const float v0 = acc[mi][ni][2 * h], v1 = acc[mi][ni][2 * h + 1];
+        if ((n & 1) == 0 && col + 1 < n) {
+          *reinterpret_cast<float2*>(c) = make_float2(v0, v1);
+        } else {
+          if (col < n) c[0] = v0;
+          if (col + 1 < n) c[1] = v1;
+        }
       }
     }
 #endif
@@ -282,7 +291,7 @@ struct Candidate {
   const char* name;
   int bm, bn, threads;
   size_t smem;
-  bool round;
+  bool in_rule;  // the rule may pick it (not the 256x128, _b2 and _rna comparisons)
   void (*launch)(const Gemm& g, unsigned blocks, int64_t tiles_n);
   const void* kernel;  // one of its kernels (all four have its registers and shared memory): occupancy
 };
@@ -314,23 +323,32 @@ void launch_config(const Gemm& g, unsigned blocks, int64_t tiles_n) {
   CUDA_CHECK_LAUNCH();
 }
 
-template <int BM, int BN, int S, bool Round>
+template <int BM, int BN, int WM, int WN, int S, bool Round, int MinBlocks = 1>
 Candidate candidate(const char* name) {
-  using T = Config<BM, BN, S, Round>;
-  return {name, BM, BN, T::THREADS, T::kSmem, Round, launch_config<T>, kernel_of<T>(true, true)};
+  using T = Config<BM, BN, WM, WN, S, Round, MinBlocks>;
+  const bool in_rule = !Round && MinBlocks == 1 && BM == 128;
+  return {name, BM, BN, T::THREADS, T::kSmem, in_rule, launch_config<T>, kernel_of<T>(true, true)};
 }
 
 // The rule (pick below): first the deepest ring of which two blocks fit one SM — while one block
 // waits at its barrier for the next stage the other's MMAs keep the tensor pipe busy (on the H100 at
-// 4096^3, 128x128x32_s3 at two blocks per SM ran 6% faster than 128x256x32_s4 at one, the rule's
-// earlier choice); where no candidate gets two blocks, in order of preference: the large tile (8
-// warps, 192 KB at 4 stages) where its blocks fill at least one wave of the GPU, else the medium one
-// (4 warps; 96 KB at 3 stages; 64 KB at 2 stages fits every sm_8x/sm_12x part); the deepest ring
-// that fits the GPU's shared memory per block. The _rna twins round the fragments (never the default).
+// 4096^3, 128x128x32_s3 at two blocks per SM runs ~20% faster than 128x256x32_s4 at one); where no
+// candidate gets two blocks, in order of preference: the large tile (8 warps, 196 KB at 4 stages)
+// where its blocks fill at least one wave of the GPU, else the medium one (4 warps; 99 KB at 3
+// stages; 66 KB at 2 stages fits every sm_8x/sm_12x part); the deepest ring that fits the GPU's
+// shared memory per block. The others are there to be compared: 256x128 (the large tile the other
+// way round), _w64x32_b2 (warp tiles of 64 x 32: half the accumulators, 127 registers, so two blocks
+// of 8 warps fit an SM — twice the warps, but 1.5x the shared-memory reads per MMA), and the _rna
+// twins, which round the fragments (never the default).
 const Candidate kCandidates[] = {
-    candidate<128, 256, 4, false>("128x256x32_s4"),    candidate<128, 256, 3, false>("128x256x32_s3"),
-    candidate<128, 128, 3, false>("128x128x32_s3"),    candidate<128, 128, 2, false>("128x128x32_s2"),
-    candidate<128, 256, 4, true>("128x256x32_s4_rna"), candidate<128, 128, 3, true>("128x128x32_s3_rna")};
+    candidate<128, 256, 64, 64, 4, false>("128x256x32_s4"),
+    candidate<128, 256, 64, 64, 3, false>("128x256x32_s3"),
+    candidate<128, 128, 64, 64, 3, false>("128x128x32_s3"),
+    candidate<128, 128, 64, 64, 2, false>("128x128x32_s2"),
+    candidate<256, 128, 64, 64, 3, false>("256x128x32_s3"),
+    candidate<128, 128, 64, 32, 3, false, 2>("128x128x32_w64x32_s3_b2"),
+    candidate<128, 256, 64, 64, 4, true>("128x256x32_s4_rna"),
+    candidate<128, 128, 64, 64, 3, true>("128x128x32_s3_rna")};
 constexpr const char* kId = "sgemm/tf32_02_mma_sync";
 
 struct Pick {
@@ -349,14 +367,14 @@ Pick pick(const Gemm& g) {
     return {&c, g.tile + " (--tile)"};
   }
   for (const Candidate& c : kCandidates) {
-    if (c.round || c.smem > dev.smem_per_block_optin) continue;
+    if (!c.in_rule || c.smem > dev.smem_per_block_optin) continue;
     const int per_sm = ladder::blocks_per_sm(dev, c.kernel, c.threads, c.smem);
     if (per_sm >= 2)
       return {&c, std::string(c.name) + ": the deepest ring of which two blocks fit one SM (" +
                       std::to_string(per_sm) + " blocks of " + std::to_string(c.smem / 1024) + " KB here)"};
   }
   for (const Candidate& c : kCandidates) {
-    if (c.round || c.smem > dev.smem_per_block_optin) continue;
+    if (!c.in_rule || c.smem > dev.smem_per_block_optin) continue;
     const bool large = c.bn == 256;
     const int64_t tiles = ((g.m + c.bm - 1) / c.bm) * ((g.n + c.bn - 1) / c.bn);
     if (large && tiles < dev.sm_count) continue;  // fewer large tiles than SMs: take more, smaller ones

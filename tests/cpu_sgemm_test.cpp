@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -249,6 +250,46 @@ TEST(SgemmGrid, CountsTilesRowByRow) {
 
 void launch_a(const sgemm::Gemm&) {}
 void launch_b(const sgemm::Gemm&) {}
+
+// The grouped tile order (tf32_04's persistent loop) must visit every tile exactly once, for any
+// band height (including bands taller than C and a short last band), and group 1 must be the row-by-
+// row order of tile_origin.
+TEST(SgemmGrid, GroupedOrderVisitsEveryTileOnce) {
+  for (int64_t tiles_m : {1, 2, 7, 16, 33})
+    for (int64_t tiles_n : {1, 3, 32, 65})
+      for (int64_t group : {1, 2, 4, 8, 16, 64}) {
+        std::set<std::pair<int64_t, int64_t>> seen;
+        for (int64_t t = 0; t < tiles_m * tiles_n; ++t) {
+          const sgemm::TileOrigin o = sgemm::grouped_tile_origin(t, tiles_m, tiles_n, group, 256, 128);
+          ASSERT_EQ(o.row % 256, 0);
+          ASSERT_EQ(o.col % 128, 0);
+          ASSERT_LT(o.row / 256, tiles_m) << tiles_m << "x" << tiles_n << " group " << group << " tile " << t;
+          ASSERT_LT(o.col / 128, tiles_n) << tiles_m << "x" << tiles_n << " group " << group << " tile " << t;
+          seen.insert({o.row, o.col});
+          if (group == 1) {
+            EXPECT_EQ(o.row, t / tiles_n * 256);
+            EXPECT_EQ(o.col, t % tiles_n * 128);
+          }
+        }
+        EXPECT_EQ(int64_t(seen.size()), tiles_m * tiles_n) << tiles_m << "x" << tiles_n << " group " << group;
+      }
+  // Within a band, consecutive tiles go down the band's rows first.
+  const sgemm::TileOrigin a = sgemm::grouped_tile_origin(0, 32, 64, 8, 256, 128);
+  const sgemm::TileOrigin b = sgemm::grouped_tile_origin(1, 32, 64, 8, 256, 128);
+  const sgemm::TileOrigin c = sgemm::grouped_tile_origin(8, 32, 64, 8, 256, 128);
+  EXPECT_EQ(b.row, a.row + 256);
+  EXPECT_EQ(b.col, a.col);
+  EXPECT_EQ(c.row, 0);
+  EXPECT_EQ(c.col, 128);
+}
+
+TEST(SgemmGrid, SquareBandRowsFromTheResidentTiles) {
+  // 132 persistent 256 x 128 tiles: sqrt(132 x 128 / 256) = 8.1 -> 8 tile rows (2048 x ~2100 of C).
+  EXPECT_EQ(sgemm::square_band_rows(132, 32, 256, 128), 8);
+  EXPECT_EQ(sgemm::square_band_rows(132, 5, 256, 128), 5);   // no more rows than C has
+  EXPECT_EQ(sgemm::square_band_rows(1, 32, 256, 128), 1);    // at least one
+  EXPECT_EQ(sgemm::square_band_rows(264, 64, 128, 128), 16);  // square tiles: sqrt(264) = 16.2
+}
 
 TEST(SgemmTunable, PicksByNameOrDefaultAndListsTheKnownOnes) {
   const sgemm::TileCandidate c[] = {{"a1", launch_a}, {"b2", launch_b}};
