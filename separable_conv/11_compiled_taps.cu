@@ -1,5 +1,5 @@
 // separable_conv step 11: K known at compile time — the taps become instruction operands, the filters
-// straight-line code.
+// straight-line code, every shared-memory address a constant.
 // Step 10 moves the bytes once, but Nsight Compute shows its SMs issuing an instruction in 72-75%
 // of their cycles, and only 40% (K = 17) to 47% (K = 31) of those instructions are the FMAs the
 // convolution needs: 85 instructions per pixel for 34 FMAs at K = 17, 134 for 62 at K = 31. The
@@ -20,17 +20,29 @@
 //    columns l, l + 32, l + 64, l + 96; here the row pass writes them there (four 4-byte shared
 //    stores once per row, through an XOR swizzle without bank conflicts) and the column pass
 //    reads one float4 per row, as for the other widths;
-//  * the groups after the first are copied with per-block row, column and index arithmetic (one
-//    test per row, one or two 16-byte copies per lane), and a tile's rows are stored with one
-//    index stepping by the width, without column tests except in the last strip.
-// Everything else is step 10's: the strips and segments, the cp.async groups and their waits, the
-// mid rows kept for the next tile. Nsight Compute at the bar sizes: 61 and 99 instructions per
-// pixel instead of 85 and 134 (the chapter's table).
+//  * with K - 1 < 32 every group of rows after the first completes one tile, so the rows kept in
+//    shared memory sit at the same place for every tile: the row pass of a group is one unrolled
+//    run (the offset S switched on once per group), the column pass and the stores read and write
+//    at a base the block keeps plus constants, and the K - 1 rows the next tile shares are moved
+//    by the warps about to overwrite them, which takes a barrier per group out of step 10's three;
+//  * the groups after the first are copied with row, column and index arithmetic worked out once
+//    per block, behind one test per group and warp — in the border strips too, where a piece that
+//    reaches past the row's end is copied whole and its floats outside the row zeroed after it lands.
+//    All blocks are resident at once (one wave), so the slowest sets the kernel's time: with step
+//    10's piece-by-piece path for the border strips, the busiest SM sub-partition issued 1.3x the
+//    mean number of instructions, here 1.06x;
+//  * a tile's rows are stored with one index stepping by the width, without row or column tests
+//    except in the image's last tile and last strip.
+// Everything else is step 10's: the strips and segments, the cp.async groups and their waits.
+// Nsight Compute at the bar sizes: 48 and 83 instructions per pixel instead of 85 and 134 (the
+// chapter's table).
 // Changes from step 10: a kernel per K (3 ... 31); taps in __constant__ memory; unrolled filters;
-// swizzled row results for odd widths; per-block staging arithmetic; strength-reduced stores.
+// swizzled row results for odd widths; fixed shared-memory layout, two barriers per group;
+// per-block staging arithmetic for every strip; strength-reduced stores.
 // Costs: 15 x 2 kernels (odd K up to 31, float4 and 4-byte stores) and a longer build; code
-// that grows with K (a row filter of about 4K FMAs for each of the four offsets S). Any other K
-// (1, 33 ... 127) runs step 10's K-generic kernel, and the record's `choice` says which ran.
+// that grows with K (a row filter of about 4K FMAs for each of the four offsets S); 72 registers
+// a thread (step 10: 80). Any other K (1, 33 ... 127) runs step 10's K-generic kernel, and the
+// record's `choice` says which ran.
 // Source: beyond the posts; templated kernels with compile-time loop bounds and __constant__
 // operands: CUDA C++ Programming Guide (constant memory; #pragma unroll).
 // Run: build/bin/separable_conv_11_compiled_taps [--taps 17]
@@ -58,15 +70,16 @@ static_assert(kTileH % kGroupRows == 0, "a tile's rows end a group");
 // Floats per staged input row (step 10's layout(K).pitch): S + 128 + K - 1 for any S <= 3.
 constexpr int pitch_of(int k) { return 4 * ((k + 130 + 3) / 4); }
 
-// Step 10's stage_group with the row length known: input rows y0 .. y0 + rows - 1 (rows <= 32)
-// into buf, row y from column cs = x0 - R - S(y), zeros outside the image. Warp w copies rows w,
-// w + 8, w + 16, w + 24; its lanes take consecutive 16-byte pieces. Step 10 worked out each row's
-// start and bounds in 64-bit arithmetic and ran a general loop over a row's pieces (about 75
+// Step 10's stage_group with the row length known, for a segment's first group (the K - 1 rows
+// above its first tile; NextGroups below copies the others): input rows y0 .. y0 + rows - 1 into
+// buf, row y from column cs = x0 - R - S(y), zeros outside the image. Warp w copies rows w, w + 8,
+// w + 16, w + 24; its lanes take consecutive 16-byte pieces. Step 10 worked out each row's start
+// and bounds in 64-bit arithmetic and ran a general loop over a row's pieces (about 75
 // instructions per row and warp for one or two copies per lane: a quarter of all it issued). Here
 // the row's element index steps by 8 rows, the piece loop has a fixed trip count (pitch / 4 /
 // 32, rounded up) and one test per row decides whether the row is wholly inside the image; only
-// rows that are not (the image's first and last K / 2 rows, the first and last strip) take step
-// 10's piece-by-piece path.
+// rows that are not (the image's first K / 2 rows, the first and last strip) take step 10's
+// piece-by-piece path.
 template <int K>
 __device__ __forceinline__ void stage_group(float* buf, const float* __restrict__ in, int64_t y0, int rows, int64_t x0,
                                             int64_t width, int64_t height, int lane, int warp) {
@@ -106,33 +119,100 @@ __device__ __forceinline__ void stage_group(float* buf, const float* __restrict_
   }
 }
 
-// The copies of a group after the first, in a strip whose staged columns lie inside the image:
-// 32 rows, warp w's rows w + 8k at image rows y + 8k, this lane's first float of row y at element
-// `at`. Those rows are 32 rows (a multiple of 4) below the previous group's, so they start at the
-// same offset S and the kernel works out y, the columns and `at` once per block; a row is copied
-// whole (two 16-byte copies per lane at most) or, above or below the image, zeroed.
+// This lane's copies of the groups after the first. Those groups are 32 rows (a multiple of 4)
+// apart, so a warp's rows in every one of them start at the same offset S and the same first
+// column: which of the lane's 16-byte pieces exist and which of their floats lie inside a row are
+// worked out once per block, and only the row index and the element index `at` step from one
+// group to the next.
 template <int K>
-__device__ __forceinline__ void stage_group_inside(float* buf, const float* __restrict__ in, int64_t y, int64_t at,
-                                                   int64_t width, int64_t height, int lane, int warp) {
-  constexpr int kPitch = pitch_of(K), kPieces = kPitch / 4;
-  constexpr int kIters = (kPieces + kLanes - 1) / kLanes;
-  static_assert(kPieces > kLanes, "every lane has a first piece");
-  float* dst = buf + warp * kPitch + 4 * lane;
+struct NextGroups {
+  static constexpr int kPitch = pitch_of(K), kPieces = kPitch / 4, kIters = (kPieces + kLanes - 1) / kLanes;
+  static constexpr int kRows = kGroupRows / kWarps;  // rows per warp and group: w, w + 8, ..
+  static_assert(kPieces > kLanes && 4 * kIters <= 32, "every lane has a first piece; the masks fit 32 bits");
+  int64_t y;       // image row of this warp's first row in the next group
+  int64_t at;      // element of `in`: this lane's first float of that row
+  int inside;      // warp-uniform: every staged column of this warp's rows lies inside the image
+  unsigned masks;  // piece m: bits 4m .. 4m + 3, which of its floats lie inside a row
+
+  __device__ NextGroups(int64_t y1, int64_t cs, int64_t width, int lane)
+      : y(y1), at(y1 * width + cs + 4 * lane), inside(cs >= 0 && cs + kPitch <= width), masks(0) {
 #pragma unroll
-  for (int k = 0; k < kGroupRows / kWarps; ++k, y += kWarps, at += kWarps * width, dst += kWarps * kPitch) {
-    if (static_cast<uint64_t>(y) < static_cast<uint64_t>(height)) {
-      const float* src = in + at;
+    for (int m = 0; m < kIters; ++m)
 #pragma unroll
-      for (int m = 0; m < kIters; ++m)
-        if (m == 0 || lane + kLanes * m < kPieces) ladder::cp_async_16(dst + 4 * kLanes * m, src + 4 * kLanes * m);
+      for (int e = 0; e < 4; ++e) {
+        const int64_t x = cs + 4 * (lane + kLanes * m) + e;
+        if (x >= 0 && x < width) masks |= 1u << (4 * m + e);
+      }
+    // Kept in registers: without this ptxas works both out again from the row offset in every
+    // group and row (some 18 instructions per group and warp inside, a few hundred at the borders).
+    asm volatile("" : "+r"(inside), "+r"(masks));
+  }
+
+  // Issues the copies of the next group into buf and steps to the one after. Warp w copies rows
+  // w + 8k (k < 4), each lane one or two 16-byte pieces per row, behind one test per group: that
+  // the four rows are inside the image and the pieces inside its memory. That holds for every group
+  // but the image's first and last, in every strip: at the left and right borders too, where a
+  // piece may hold floats of the neighbouring row, zeroed once it has landed (zero_outside). The
+  // other groups test each row: zeros above and below the image, and where a piece would reach
+  // past the image's memory (its first and last row), step 10's float-by-float copies.
+  __device__ __forceinline__ void issue(float* buf, const float* __restrict__ in, int64_t width, int64_t height,
+                                        int lane, int warp) {
+    constexpr int kLast = (kRows - 1) * kWarps;  // this warp's last row in a group
+    const int64_t size = width * height;
+    float* dst = buf + warp * kPitch + 4 * lane;
+    if (y >= 0 && y + kLast < height &&
+        (inside || (at >= 0 && at + kLast * width + 4 * kLanes * (kIters - 1) + 4 <= size))) {
+#pragma unroll
+      for (int k = 0; k < kRows; ++k)
+#pragma unroll
+        for (int m = 0; m < kIters; ++m)
+          if (m == 0 || lane + kLanes * m < kPieces)
+            ladder::cp_async_16(dst + k * kWarps * kPitch + 4 * kLanes * m, in + at + k * kWarps * width + 4 * kLanes * m);
     } else {
 #pragma unroll
-      for (int m = 0; m < kIters; ++m)
-        if (m == 0 || lane + kLanes * m < kPieces)
-          *reinterpret_cast<float4*>(dst + 4 * kLanes * m) = make_float4(0.f, 0.f, 0.f, 0.f);
+      for (int k = 0; k < kRows; ++k) {
+        const bool row_inside = static_cast<uint64_t>(y + k * kWarps) < static_cast<uint64_t>(height);
+#pragma unroll
+        for (int m = 0; m < kIters; ++m) {
+          if (m > 0 && lane + kLanes * m >= kPieces) continue;
+          float* d = dst + k * kWarps * kPitch + 4 * kLanes * m;
+          const int64_t e0 = at + k * kWarps * width + 4 * kLanes * m;
+          if (!row_inside) {
+            *reinterpret_cast<float4*>(d) = make_float4(0.f, 0.f, 0.f, 0.f);
+          } else if (inside || (e0 >= 0 && e0 + 4 <= size)) {
+            ladder::cp_async_16(d, in + e0);
+          } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              if (masks & (1u << (4 * m + e))) ladder::cp_async_4(d + e, in + e0 + e);
+              else d[e] = 0.f;
+            }
+          }
+        }
+      }
+    }
+    y += kGroupRows;
+    at += kGroupRows * width;
+  }
+
+  // After the group in buf has landed (this thread's copies: cp.async.wait_group): zeros where this
+  // lane's pieces reach past the left or right end of their row. Nothing to do in every strip but
+  // the first and the last.
+  __device__ __forceinline__ void zero_outside(float* buf, int lane, int warp) const {
+    if (inside) return;
+    float* dst = buf + warp * kPitch + 4 * lane;
+#pragma unroll
+    for (int m = 0; m < kIters; ++m) {
+      const unsigned piece = (masks >> (4 * m)) & 0xFu;
+      if (piece == 0xFu || (m > 0 && lane + kLanes * m >= kPieces)) continue;
+#pragma unroll
+      for (int k = 0; k < kRows; ++k)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          if (!(piece & (1u << e))) dst[k * kWarps * kPitch + 4 * kLanes * m + e] = 0.f;
     }
   }
-}
+};
 
 // Four adjacent outputs per lane of two staged rows that start kS floats into their first float4:
 // out[q] = sum_{j<K} c_row_taps[j] * row[4 lane + kS + q + j]. The window's float4s are loaded in
@@ -207,6 +287,33 @@ __device__ __forceinline__ void row_filter_group(const float* buf, int rows, flo
   }
 }
 
+// The row pass of a group after the first: 32 rows, this warp's four at `rows`, rows + 8 pitch,
+// .. (all at the offset kS), their results to `dst`, dst + 8 rows, .. The rows and the mid rows
+// they go to are the same in every such group, so every shared-memory address is a base the block
+// keeps and a constant offset; the offset S is switched on once per group.
+template <int K, int kVec, int kS>
+__device__ __forceinline__ void row_filter_rows(const float* rows, float* dst, int lane) {
+  constexpr int kPitch = pitch_of(K), kRows = kGroupRows / kWarps;
+  static_assert(kRows % 2 == 0, "rows are filtered in pairs");
+#pragma unroll
+  for (int k = 0; k < kRows; k += 2) {
+    float4 o0, o1;
+    row_filter_pair<K, kS>(rows + k * kWarps * kPitch, rows + (k + 1) * kWarps * kPitch, lane, o0, o1);
+    store_row_result<kVec>(dst + k * kWarps * kTileW, o0, lane);
+    store_row_result<kVec>(dst + (k + 1) * kWarps * kTileW, o1, lane);
+  }
+}
+template <int K, int kVec>
+__device__ __forceinline__ void row_filter_next_group(const float* buf, float* dst, int s, int lane, int warp) {
+  const float* rows = buf + warp * pitch_of(K);
+  switch (s) {
+    case 0: row_filter_rows<K, kVec, 0>(rows, dst, lane); break;
+    case 1: row_filter_rows<K, kVec, 1>(rows, dst, lane); break;
+    case 2: row_filter_rows<K, kVec, 2>(rows, dst, lane); break;
+    default: row_filter_rows<K, kVec, 3>(rows, dst, lane); break;
+  }
+}
+
 // kP outputs down a lane's 4 columns of the row results (rows 128 floats apart): acc[p] =
 // sum_{j<K} c_col_taps[j] * tile[row0 + p + j]. Rows row0 .. row0 + kP + K - 2, each loaded once
 // (one 16-byte load: the lane's slot, store_row_result's layout), in order; row i feeds output p
@@ -225,99 +332,116 @@ __device__ __forceinline__ void column_filter(const float* tile, int row0, int l
   }
 }
 
-// The kP output rows y .. of a lane's 4 columns (step 08's store_columns: float4, or 4-byte stores
-// at columns l + 32 q), where they exist. The row index steps by `width`; in every strip but the
-// last the columns need no test.
+// One output row of a lane's 4 columns at `at` (out + y * width + x0 + l, or + 4 l for float4
+// stores: step 08's store_columns layout), the columns in `cols` (bit q: column l + 32 q, or the
+// float4), with the streaming hint (step 08).
 template <int kVec>
-__device__ __forceinline__ void store_tile(float* __restrict__ out, int64_t y, int64_t x0, int64_t width, int64_t height,
-                                           const float4 (&acc)[kP], int lane) {
-  const bool full = x0 + kTileW <= width;  // block-uniform
-  int64_t at = y * width + x0;
+__device__ __forceinline__ void store_row(float* __restrict__ at, const float4& v, unsigned cols) {
+  if constexpr (kVec == 4) {
+    if (cols & 1u) __stcs(reinterpret_cast<float4*>(at), v);
+  } else {
+    if (cols & 1u) __stcs(at, v.x);
+    if (cols & 2u) __stcs(at + kLanes, v.y);
+    if (cols & 4u) __stcs(at + 2 * kLanes, v.z);
+    if (cols & 8u) __stcs(at + 3 * kLanes, v.w);
+  }
+}
+
+// The kP output rows of a tile from `at` on, one pointer stepping by `width`; only the image's last
+// tile checks rows (`rows` of them exist), only its last strip columns (every other strip passes
+// cols = all, known at compile time).
+template <int kVec>
+__device__ __forceinline__ void store_tile(float* __restrict__ at, int64_t width, int64_t rows, unsigned cols,
+                                           const float4 (&acc)[kP]) {
+  if (rows >= kP) {
 #pragma unroll
-  for (int p = 0; p < kP; ++p, at += width) {
-    if (y + p >= height) break;  // warp-uniform
-    if (!full) {
-      register_blocked::store_columns<kVec>(out + at - x0, x0, width, acc[p], lane);
-    } else if constexpr (kVec == 4) {
-      __stcs(reinterpret_cast<float4*>(out + at) + lane, acc[p]);
-    } else {
-      __stcs(out + at + lane, acc[p].x);
-      __stcs(out + at + lane + 32, acc[p].y);
-      __stcs(out + at + lane + 64, acc[p].z);
-      __stcs(out + at + lane + 96, acc[p].w);
-    }
+    for (int p = 0; p < kP; ++p, at += width) store_row<kVec>(at, acc[p], cols);
+  } else {
+#pragma unroll
+    for (int p = 0; p < kP; ++p, at += width)
+      if (p < rows) store_row<kVec>(at, acc[p], cols);
   }
 }
 
 // Step 10's strip_pipeline_pass with K a template parameter and the filters above; the taps come
 // from __constant__ memory (load_taps), so shared memory holds only the mid rows and the stages.
+// With K - 1 < 32, group 0 holds the K - 1 rows above the segment's first tile and every later
+// group g completes tile g - 1: the mid rows are laid out the same for every tile (rows 0 .. K - 2
+// the halo, K - 1 .. K + 30 the group just filtered), so the row and column passes and the move
+// run at fixed shared-memory addresses, with two barriers per group (step 10: three).
 template <int K, int kVec>
 __global__ void __launch_bounds__(kWarps * kLanes, kMinBlocks)
 compiled_taps_pass(const float* __restrict__ in, float* __restrict__ out, int64_t width, int64_t height,
                    int64_t seg_rows) {
-  constexpr int kThreads = kWarps * kLanes;
-  constexpr int kR = K / 2, kPitch = pitch_of(K), kMidRows = kTileH + K - 1;
+  constexpr int kR = K / 2, kPitch = pitch_of(K), kHalo = K - 1, kMidRows = kTileH + kHalo;
+  static_assert(kHalo < kGroupRows, "group 0 is the halo above the first tile; each later group completes a tile");
+  static_assert(kHalo <= kTileH, "the halo rows move to mid rows that neither they nor the row pass occupy");
   extern __shared__ float4 smem[];
   const int lane = threadIdx.x, warp = threadIdx.y;
-  float* mid = reinterpret_cast<float*>(smem);  // row results: mid row m holds input row off + m
+  float* mid = reinterpret_cast<float*>(smem);  // row results: rows 0 .. K - 2 the halo of the next tile
   float* stage = mid + kMidRows * kTileW;       // kStages buffers of 32 staged input rows
 
   const int64_t x0 = int64_t(blockIdx.x) * kTileW;
   const int64_t ya = int64_t(blockIdx.y) * seg_rows, y_in = ya - kR;  // first output row, first input row
-  const int64_t tiles = ceil_div(std::min(seg_rows, height - ya), kTileH);
-  constexpr int kLead = (K - 1) % kGroupRows != 0 ? (K - 1) % kGroupRows : kGroupRows;  // rows of group 0
-  const int64_t groups = 1 + (tiles * kTileH + K - 1 - kLead) / kGroupRows;
-  auto first_row = [&](int64_t g) -> int64_t { return g == 0 ? 0 : kLead + (g - 1) * kGroupRows; };
-  auto rows_of = [&](int64_t g) -> int { return g == 0 ? kLead : kGroupRows; };
+  const int64_t groups = 1 + ceil_div(std::min(seg_rows, height - ya), kTileH);  // the halo, then one per tile
   auto buffer = [&](int64_t g) { return stage + static_cast<int>(g % kStages) * kGroupRows * kPitch; };
-  // Groups 1, 2, ..: this warp's first row of group 1, its first column, and whether the staged
-  // columns are inside the image (every strip but the first and the last).
-  const int64_t y1 = y_in + kLead + warp;
-  const int64_t cs1 = x0 - kR - strip_pipeline::row_offset(in, y1, x0 - kR, width);
-  const bool inside1 = cs1 >= 0 && cs1 + kPitch <= width;
+  // Groups 1, 2, ..: this warp's rows start at offset s1 in their 16-byte piece (rows 32 apart).
+  const int64_t y1 = y_in + kHalo + warp;
+  const int s1 = strip_pipeline::row_offset(in, y1, x0 - kR, width);
+  NextGroups<K> next(y1, x0 - kR - s1, width, lane);
   // Every thread commits one group per call, empty past the end, so the counts stay in step.
   auto issue = [&](int64_t g) {
-    if (g < groups) {
-      if (g > 0 && inside1) {
-        const int64_t y = y1 + (g - 1) * kGroupRows;
-        stage_group_inside<K>(buffer(g), in, y, y * width + cs1 + 4 * lane, width, height, lane, warp);
-      } else {
-        stage_group<K>(buffer(g), in, y_in + first_row(g), rows_of(g), x0, width, height, lane, warp);
-      }
-    }
+    if (g == 0) stage_group<K>(buffer(0), in, y_in, kHalo, x0, width, height, lane, warp);
+    else if (g < groups) next.issue(buffer(g), in, width, height, lane, warp);
     ladder::cp_async_commit();
   };
+  // This thread's output columns (store_tile) and its first output row.
+  const int64_t col = x0 + (kVec == 4 ? 4 * lane : lane);
+  unsigned cols = 0;
+#pragma unroll
+  for (int q = 0; q < (kVec == 4 ? 1 : 4); ++q)
+    if (col + kLanes * q < width) cols |= 1u << q;
+  const bool all_columns = x0 + kTileW <= width;  // block-uniform: every strip but the last
+  int64_t y = ya + warp * kP;
+  float* at = out + y * width + col;
 
   for (int g = 0; g < kStages - 1; ++g) issue(g);
-  int64_t tile = 0;  // the next output tile
-  int64_t off = 0;   // the input row in mid row 0
   for (int64_t g = 0; g < groups; ++g) {
-    // Step 1: ask for group g + kStages - 1, then wait for group g.
+    // Step 1: ask for group g + kStages - 1 (its buffer was last read before the previous
+    // iteration's second barrier), then wait for group g.
     issue(g + kStages - 1);
     ladder::cp_async_wait<kStages - 1>();
+    if (g > 0) next.zero_outside(buffer(g), lane, warp);
     __syncthreads();
-    // Step 2: the row pass of group g, into the mid rows after those already there.
-    const int64_t u0 = first_row(g);
-    const int n = rows_of(g);
-    const int s = strip_pipeline::row_offset(in, y_in + u0 + warp, x0 - kR, width);
-    row_filter_group<K, kVec>(buffer(g), n, mid + (u0 - off) * kTileW, s, lane, warp);
-    __syncthreads();
-    // Step 3: when the rows of the next tile are complete, its column pass and stores.
-    const int64_t filled = u0 + n;
-    if (filled != (tile + 1) * kTileH + K - 1) continue;
-    float4 acc[kP];
-    column_filter<K, kVec>(mid, static_cast<int>(tile * kTileH - off) + warp * kP, lane, acc);
-    store_tile<kVec>(out, ya + tile * kTileH + warp * kP, x0, width, height, acc, lane);
-    ++tile;
-    // Step 4: move the K - 1 rows the next tile shares with this one to the top of the buffer
-    // (step 10: the thread that overwrites a float4 is the one that read it).
-    if (tile < tiles && filled - off + kTileH > kMidRows) {
-      __syncthreads();  // every warp is done reading the rows about to be overwritten
-      const int from = static_cast<int>(tile * kTileH - off), live = static_cast<int>(filled - tile * kTileH);
-      float4* m4 = reinterpret_cast<float4*>(mid);
-      for (int i = warp * kLanes + lane; i < live * (kTileW / 4); i += kThreads) m4[i] = m4[from * (kTileW / 4) + i];
-      off = tile * kTileH;
+    // Step 2: the row pass of group g: the halo rows into mid rows 0 .., a later group after them.
+    if (g == 0) {
+      const int s0 = strip_pipeline::row_offset(in, y_in + warp, x0 - kR, width);
+      row_filter_group<K, kVec>(buffer(0), kHalo, mid, s0, lane, warp);
+      __syncthreads();
+      continue;
     }
+    // From the second tile on, first move the K - 1 rows this tile shares with the previous one
+    // (mid rows 32 .. K + 30) to the top. Each warp moves the rows its row pass is about to
+    // overwrite (its mid rows K - 1 + w + 8k that are 32 or more), so the barrier above, after
+    // which no warp reads the mid rows, is the only one the move needs.
+    float* rows = mid + (kHalo + warp) * kTileW;  // this warp's first mid row of the group
+    if (g > 1) {
+#pragma unroll
+      for (int k = 0; k < kGroupRows / kWarps; ++k)
+        if (warp + k * kWarps >= kTileH - kHalo) {
+          const float4* from = reinterpret_cast<const float4*>(rows + k * kWarps * kTileW) + lane;
+          reinterpret_cast<float4*>(rows + (k * kWarps - kTileH) * kTileW)[lane] = *from;
+        }
+    }
+    row_filter_next_group<K, kVec>(buffer(g), rows, s1, lane, warp);
+    __syncthreads();
+    // Step 3: the column pass of tile g - 1 and its stores.
+    float4 acc[kP];
+    column_filter<K, kVec>(mid, warp * kP, lane, acc);
+    if (all_columns) store_tile<kVec>(at, width, height - y, 0xFu, acc);
+    else store_tile<kVec>(at, width, height - y, cols, acc);
+    y += kTileH;
+    at += kTileH * width;
   }
 }
 

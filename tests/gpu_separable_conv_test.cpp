@@ -137,15 +137,16 @@ TEST_P(SeparableConvTiles, EveryTileVerifies) {
 }
 
 // Step 11 has a kernel for each odd K from 3 to 31: each of them, on an odd width (4-byte stores,
-// rows at every offset, the swizzled row results) and a multiple of 4 (float4 stores), checked from
-// the dump as well; and the record says which kernel ran.
+// rows at every offset, the swizzled row results) and a multiple of 4 (float4 stores), and on an
+// image tall enough that a segment holds several tiles (the K - 1 rows a tile hands to the next are
+// moved in shared memory), checked from the dump as well; and the record says which kernel ran.
 TEST(SeparableConvCompiledTaps, EveryCompiledKVerifies) {
   REQUIRE_GPU();
   const std::string id = "separable_conv/11_compiled_taps";
   const auto ids = ladder_test::steps_of("separable_conv");
   if (std::find(ids.begin(), ids.end(), id) == ids.end()) GTEST_SKIP() << id << " is not in this build";
   for (int k = 3; k <= 31; k += 2)
-    for (const Shape& s : {Shape{131, 45, k}, Shape{256, 37, k}}) {
+    for (const Shape& s : {Shape{131, 45, k}, Shape{256, 37, k}, Shape{3001, 2001, k}}) {
       auto c = ladder_test::run_case(id, size_args(s), true);
       EXPECT_TRUE(ladder_test::verified_run(c.run)) << shape_name(s);
       EXPECT_NE(c.run.json.find("\"choice\":\"K = " + std::to_string(k) + " compiled in"), std::string::npos)
