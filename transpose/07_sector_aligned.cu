@@ -292,18 +292,22 @@ __device__ __forceinline__ void drain_tile(const float (*tile)[kC + 1], float* _
   }
 }
 
-// Block (s, j) moves tiles k = s * tiles_per_block ... of tile column j, top to bottom.
+// Block (s, j) moves tiles k = s * tiles_per_block ... of tile column j, top to bottom. Blocks
+// are placed on tiles by tile_grid's 2-D grid (group 0), or in groups of `group` tile columns by a
+// 1-D grid of one tile per block (grouped_tile; step 08).
 template <int kR, int kC, bool kSkewRows, int kAlign, bool kStream, int kMinBlocks>
 __global__ void __launch_bounds__(32 * kAlign, min_blocks_for_target(kMinBlocks, 32 * kAlign))
 transpose_sector_aligned(const float* __restrict__ in, float* __restrict__ out, int64_t rows,
-                         int64_t cols, int tiles_per_block, bool rows_on_x) {
+                         int64_t cols, int tiles_per_block, bool rows_on_x, unsigned group) {
   using G = Geometry<kR, kC, kSkewRows, kAlign>;
   // Rows of kC + 1 words: consecutive slot rows start in consecutive banks.
   __shared__ float tile[G::kInRows][kC + 1];
-  const BlockTile t = block_tile(rows_on_x);
+  const int64_t tiles = (rows + (kSkewRows ? kAlign - 1 : 0) + kR - 1) / kR;  // tile rows
+  const BlockTile t = group == 0 ? block_tile(rows_on_x)
+                                 : grouped_tile(group, static_cast<unsigned>(tiles),
+                                                static_cast<unsigned>((cols + kC - 1) / kC));
   const int w = threadIdx.y;
   const int64_t c0 = t.col * kC;
-  const int64_t tiles = (rows + (kSkewRows ? kAlign - 1 : 0) + kR - 1) / kR;  // tile rows
   const int64_t k_first = t.row * tiles_per_block;
   const int64_t k_end = tiles - k_first < tiles_per_block ? tiles : k_first + tiles_per_block;
   // The skews are the same for every tile of the strip: tiles are kR rows apart, a whole number
@@ -365,10 +369,10 @@ void launch(const ladder::DeviceInfo&, const float* in, float* out, int64_t rows
   const TileGrid g = tile_grid(rows + (skew ? kAlign - 1 : 0), cols, kR * kTilesPerBlock, kC);
   if (skew)
     transpose_sector_aligned<kR, kC, true, kAlign, kStream, kMinBlocks>
-        <<<g.grid, block, 0, stream>>>(in, out, rows, cols, kTilesPerBlock, g.rows_on_x);
+        <<<g.grid, block, 0, stream>>>(in, out, rows, cols, kTilesPerBlock, g.rows_on_x, 0);
   else
     transpose_sector_aligned<kR, kC, false, kAlign, kStream, kMinBlocks>
-        <<<g.grid, block, 0, stream>>>(in, out, rows, cols, kTilesPerBlock, g.rows_on_x);
+        <<<g.grid, block, 0, stream>>>(in, out, rows, cols, kTilesPerBlock, g.rows_on_x, 0);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -101,6 +101,20 @@ struct BlockTile {
 __device__ __forceinline__ BlockTile block_tile(bool rows_on_x) {
   return rows_on_x ? BlockTile{blockIdx.x, blockIdx.y} : BlockTile{blockIdx.y, blockIdx.x};
 }
+
+// Which tile this block moves in a 1-D grid of tile_rows x tile_cols blocks that walks the tiles
+// `group` tile columns at a time: in launch order the first group x tile_rows blocks take tile
+// columns 0 ... group - 1, a row of `group` tiles after another, top to bottom; the next as many
+// the next `group` columns (the last group may be narrower). group >= tile_cols is tile_grid's
+// order (columns fastest), group 1 walks down one tile column after another. The grid holds
+// tile_rows x tile_cols < 2^32 blocks (the launcher checks).
+__device__ __forceinline__ BlockTile grouped_tile(unsigned group, unsigned tile_rows, unsigned tile_cols) {
+  const unsigned per_group = group * tile_rows;
+  const unsigned g = blockIdx.x / per_group, i = blockIdx.x - g * per_group;
+  const unsigned first = g * group, width = min(group, tile_cols - first);
+  const unsigned row = i / width;
+  return {row, first + (i - row * width)};
+}
 #endif
 
 }  // namespace transpose
