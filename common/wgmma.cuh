@@ -15,7 +15,7 @@
 //   wgmma_commit   wgmma.commit_group: the wgmmas issued since the last commit form one group
 //   wgmma_wait<N>  wgmma.wait_group N: until at most N groups are still running; only then may the
 //                  accumulators be read or the shared tiles they read be overwritten
-//   wgmma_m64nNk8_tf32(d, desc_a, desc_b, scale_d)
+//   wgmma_m64n128k8_tf32(d, desc_a, desc_b, scale_d)
 //                  accumulator layout (warp w of the warpgroup, lane = 4 g + t):
 //                  d[4 j + 0], d[4 j + 1] = D[16 w + g][8 j + 2 t], D[16 w + g][8 j + 2 t + 1];
 //                  d[4 j + 2], d[4 j + 3] = the same 8 rows further down (16 w + g + 8).
@@ -133,27 +133,8 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], uint64_t de
 #endif
 }
 
-// D (64 x 256, fp32, 128 registers a thread) (+)= A (64 x 8) · B (8 x 256); A and B from shared memory
-// through their descriptors, both K-major (the only layout TF32 allows). scale_d = 0: D = A·B.
-__device__ __forceinline__ void wgmma_m64n256k8_tf32(float (&d)[128], uint64_t desc_a, uint64_t desc_b, int scale_d) {
-#ifdef LADDER_WGMMA_UNAVAILABLE
-  LADDER_WGMMA_UNAVAILABLE
-  (void)d;
-  (void)desc_a;
-  (void)desc_b;
-  (void)scale_d;
-#else
-  asm volatile(
-      "{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
-      LADDER_WGMMA_D128_REGS
-      "}, %128, %129, p, 1, 1;\n}\n"
-      : LADDER_WGMMA_D128_OUT(d)
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-#endif
-}
-
-// The same with A from registers (4 a thread: the m64k8 TF32 fragment, warp w of the warpgroup holding
+// D (64 x 256, fp32, 128 registers a thread) (+)= A (64 x 8) · B (8 x 256), with A from registers
+// (4 a thread: the m64k8 TF32 fragment, warp w of the warpgroup holding
 // rows 16 w .. 16 w + 15 as mma.m16n8k8 does: a[0] (g, t), a[1] (g + 8, t), a[2] (g, t + 4),
 // a[3] (g + 8, t + 4)). The registers must stay unchanged until the wgmma has completed (wait_group).
 __device__ __forceinline__ void wgmma_m64n256k8_tf32_rs(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b,

@@ -8,6 +8,7 @@
 #include "common/check.h"
 #include "common/device.h"
 #include "common/step.h"
+#include "common/tile_order.h"
 #include "common/verify.h"
 
 #include <cuda_runtime.h>
@@ -129,18 +130,16 @@ __device__ __forceinline__ TileOrigin tile_origin(int64_t tiles_n, int tile_m, i
 }
 #endif
 
-// Tile number `tile` (0 .. tiles_m x tiles_n - 1) in a grouped order: bands of `group` tile rows,
-// each band walked column by column (down the band's rows first). The tiles that run at one time
-// then cover about group x (resident / group) tiles instead of a strip one or two tile rows high, so
-// a k step of them reads fewer rows of A plus columns of B (all of B's columns, in a strip) and more
-// of those reads hit L2. group = 1 is tile_origin's row-by-row order; the last band may have fewer
-// rows. Host and device: the CPU tests check that it visits every tile once.
+// Tile number `tile` (0 .. tiles_m x tiles_n - 1) in a grouped order (common/tile_order.h, lines =
+// tile rows): bands of `group` tile rows, each band walked column by column (down the band's rows
+// first). The tiles that run at one time then cover about group x (resident / group) tiles instead
+// of a strip one or two tile rows high, so a k step of them reads fewer rows of A plus columns of B
+// (all of B's columns, in a strip) and more of those reads hit L2. group = 1 is tile_origin's
+// row-by-row order; the last band may have fewer rows.
 __host__ __device__ inline TileOrigin grouped_tile_origin(int64_t tile, int64_t tiles_m, int64_t tiles_n,
                                                           int64_t group, int tile_m, int tile_n) {
-  const int64_t band_tiles = group * tiles_n, band = tile / band_tiles, first_row = band * group;
-  const int64_t rows = tiles_m - first_row < group ? tiles_m - first_row : group;
-  const int64_t in_band = tile - band * band_tiles;
-  return {(first_row + in_band % rows) * tile_m, in_band / rows * tile_n};
+  const ladder::GroupedTile<int64_t> t = ladder::grouped_tile<int64_t>(tile, group, tiles_m, tiles_n);
+  return {t.line * tile_m, t.along * tile_n};
 }
 
 // The band height for grouped_tile_origin that makes the tiles resident at one time (`resident`:

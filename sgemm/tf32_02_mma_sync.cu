@@ -27,7 +27,9 @@
 // padding, the pipeline and a 64 x 64 warp tile (2 KB of A and 2 KB of B fragments per 32 MMAs: at
 // TF32's 4 bytes an element, a smaller warp tile would run out of shared-memory bandwidth first).
 // Costs: ~240 registers per thread (two 128-thread blocks per SM); S x (BM x 32 + 32 x (BN + 8)) x 4
-// bytes of shared memory (99 KB at 128 x 128 x 3 stages).
+// bytes of shared memory (99 KB at 128 x 128 x 3 stages). Where a row of A or B is not 16-byte
+// aligned (k or n not a multiple of 4) the kernel copies that operand 4 bytes at a time with the
+// index arithmetic per element, and ptxas spills 20-200 bytes a thread there: correct, not fast.
 // Tunable: --tile BMxBNx32[_wWMxWN]_sS[_bB][_rna]; the default is the deepest ring of which two
 // blocks fit an SM (the rule below), no rounding.
 // Needs sm_80 (mma.sync TF32, cp.async); elsewhere the step exits 2 naming it.

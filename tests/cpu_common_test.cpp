@@ -8,6 +8,7 @@
 #include "common/report.h"
 #include "common/run.h"
 #include "common/step.h"
+#include "common/tile_order.h"
 #include "common/timing.h"
 #include "common/verify.h"
 #include "tests/step_runner.h"
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <utility>
 
 namespace {
 
@@ -41,6 +43,33 @@ struct Parsed {
     return cli.parse(static_cast<int>(argv.size()), argv.data());
   }
 };
+
+// The grouped tile order (common/tile_order.h) in 32 bits, as transpose 08 uses it: every tile once
+// for any band (taller than the grid, a short last band), bands of one line walk line after line,
+// and inside a band the lines go fastest. (sgemm's CPU tests check the 64-bit form through
+// grouped_tile_origin.)
+TEST(TileOrder, GroupedVisitsEveryTileOnceIn32Bits) {
+  for (unsigned lines : {1u, 2u, 15u, 257u})
+    for (unsigned across : {1u, 3u, 17u})
+      for (unsigned band : {1u, 4u, 15u, 300u}) {
+        std::set<std::pair<unsigned, unsigned>> seen;
+        for (unsigned i = 0; i < lines * across; ++i) {
+          const ladder::GroupedTile<unsigned> t = ladder::grouped_tile<unsigned>(i, band, lines, across);
+          ASSERT_LT(t.line, lines);
+          ASSERT_LT(t.along, across);
+          seen.insert({t.line, t.along});
+          if (band == 1) {
+            EXPECT_EQ(t.line, i / across);
+            EXPECT_EQ(t.along, i % across);
+          }
+        }
+        EXPECT_EQ(seen.size(), size_t(lines) * across) << lines << " x " << across << ", band " << band;
+      }
+  const ladder::GroupedTile<unsigned> a = ladder::grouped_tile<unsigned>(0, 15, 257, 17);
+  const ladder::GroupedTile<unsigned> b = ladder::grouped_tile<unsigned>(1, 15, 257, 17);
+  EXPECT_EQ(b.line, a.line + 1);
+  EXPECT_EQ(b.along, a.along);
+}
 
 TEST(ParseInt64, AcceptsPlainExponentAndPowerForms) {
   int64_t v = 0;

@@ -13,6 +13,7 @@
 #include "common/check.h"
 #include "common/device.h"
 #include "common/step.h"
+#include "common/tile_order.h"
 
 #include <cuda_runtime.h>
 
@@ -103,17 +104,14 @@ __device__ __forceinline__ BlockTile block_tile(bool rows_on_x) {
 }
 
 // Which tile this block moves in a 1-D grid of tile_rows x tile_cols blocks that walks the tiles
-// `group` tile columns at a time: in launch order the first group x tile_rows blocks take tile
-// columns 0 ... group - 1, a row of `group` tiles after another, top to bottom; the next as many
-// the next `group` columns (the last group may be narrower). group >= tile_cols is tile_grid's
-// order (columns fastest), group 1 walks down one tile column after another. The grid holds
-// tile_rows x tile_cols < 2^32 blocks (the launcher checks).
+// `group` tile columns at a time (common/tile_order.h, lines = tile columns): in launch order the
+// first group x tile_rows blocks take tile columns 0 ... group - 1, a row of `group` tiles after
+// another, top to bottom; the next as many the next `group` columns (the last group may be
+// narrower). group >= tile_cols is tile_grid's order (columns fastest), group 1 walks down one tile
+// column after another. The grid holds tile_rows x tile_cols < 2^32 blocks (the launcher checks).
 __device__ __forceinline__ BlockTile grouped_tile(unsigned group, unsigned tile_rows, unsigned tile_cols) {
-  const unsigned per_group = group * tile_rows;
-  const unsigned g = blockIdx.x / per_group, i = blockIdx.x - g * per_group;
-  const unsigned first = g * group, width = min(group, tile_cols - first);
-  const unsigned row = i / width;
-  return {row, first + (i - row * width)};
+  const ladder::GroupedTile<unsigned> t = ladder::grouped_tile<unsigned>(blockIdx.x, group, tile_cols, tile_rows);
+  return {t.along, t.line};
 }
 #endif
 
