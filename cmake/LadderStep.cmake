@@ -50,11 +50,18 @@ function(ladder_folder)
   set_property(GLOBAL APPEND PROPERTY LADDER_DECLARED_FOLDERS ${folder})
 endfunction()
 
-# add_step(<NN_name> [TUNABLE] [TEST_ARGS args...] [SANITIZE "flags" ...])
+# add_step(<NN_name> [TUNABLE] [NEEDS sm_XY[a] "feature"] [TEST_ARGS args...] [SANITIZE "flags" ...])
 #
 # TEST_ARGS and SANITIZE replace the folder's for this step alone (a step with its own sizes: a
 # side ladder with other size flags, a step with a size limit). TUNABLE marks a step whose tile or
 # variant is chosen at run time (--tile, --variant): the GPU tests run each of its candidates.
+# NEEDS is the step's one declared requirement: the oldest GPU architecture it runs on (sm_80: that
+# or newer; sm_90a: an sm_90 GPU and no other, for architecture-specific instructions) and the
+# feature that needs it ("cp.async"). A step without NEEDS runs on every GPU the suite supports
+# (sm_70 on). The step executable is compiled with it (common/step.h: it is checked when the device
+# is opened, printed by --help), and the tests read it from build/ladder_folders.txt: on a device
+# (or device profile) that lacks it the step exits 2 with "unsupported: <id> needs sm_80 ..." and
+# every test of it is a skip with that reason; on one that has it, a refusal is a failure.
 # Builds <folder>/<NN_name>.cu into build/bin/<folder>_<NN_name>, linked with the folder's harness
 # (<folder>/<folder>.cu, built once per folder as <folder>_harness), and registers ctests:
 #   <folder>_<NN_name>               the step at the folder's TEST_ARGS (or the step's own, for a
@@ -65,8 +72,21 @@ endfunction()
 #                                    gpu and large, one at a time (they fill much of a GPU)
 # Every step is also recorded in build/ladder_steps.txt for the GPU tests and the scripts.
 function(add_step name)
-  cmake_parse_arguments(STEP "TUNABLE" "" "TEST_ARGS;SANITIZE" ${ARGN})
+  cmake_parse_arguments(STEP "TUNABLE" "" "TEST_ARGS;SANITIZE;NEEDS" ${ARGN})
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  if(STEP_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "add_step(${name}) in ${folder}: unknown arguments ${STEP_UNPARSED_ARGUMENTS}")
+  endif()
+  set(needs_arch "")
+  set(needs_feature "")
+  if(STEP_NEEDS)
+    list(POP_FRONT STEP_NEEDS needs_arch)
+    list(JOIN STEP_NEEDS " " needs_feature)
+    if(NOT needs_arch MATCHES "^sm_[0-9]+a?$" OR needs_feature STREQUAL "")
+      message(FATAL_ERROR "add_step(${name}) in ${folder}: NEEDS takes an architecture (sm_80, sm_90a) and "
+                          "the feature that needs it, e.g. NEEDS sm_80 \"cp.async\"")
+    endif()
+  endif()
   if(NOT DEFINED LADDER_SIZE_FLAGS)
     message(FATAL_ERROR "${folder}/CMakeLists.txt: call ladder_folder(...) before add_step()")
   endif()
@@ -78,7 +98,8 @@ function(add_step name)
 
   set(target ${folder}_${name})
   add_executable(${target} ${CMAKE_CURRENT_SOURCE_DIR}/${name}.cu ${PROJECT_SOURCE_DIR}/common/step_main.cpp)
-  target_compile_definitions(${target} PRIVATE LADDER_STEP_ID="${folder}/${name}")
+  target_compile_definitions(${target} PRIVATE LADDER_STEP_ID="${folder}/${name}"
+                             LADDER_STEP_NEEDS="${needs_arch}" LADDER_STEP_NEEDS_FOR="${needs_feature}")
   target_link_libraries(${target} PRIVATE ${harness})
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${LADDER_BIN_DIR})
 
@@ -91,21 +112,28 @@ function(add_step name)
   if(STEP_TUNABLE)
     set_property(GLOBAL APPEND PROPERTY LADDER_FOLDER_LINES "${folder}.tunable=${name}")
   endif()
+  if(needs_arch)
+    set_property(GLOBAL APPEND PROPERTY LADDER_FOLDER_LINES "${folder}.needs.${name}=${needs_arch} ${needs_feature}")
+  endif()
   foreach(args IN LISTS STEP_SANITIZE)
     set_property(GLOBAL APPEND PROPERTY LADDER_FOLDER_LINES "${folder}.sanitize.${name}=${args}")
   endforeach()
+  # Skipped: exit 77 (no GPU), or the step's own line saying the device lacks its NEEDS (the only
+  # refusal that is a skip here; any other exit 2 fails, and the GPU tests judge each refusal against
+  # the declaration and the device independently: tests/step_runner.h, judge()).
+  set(skips SKIP_RETURN_CODE 77 SKIP_REGULAR_EXPRESSION "unsupported: ${folder}/${name} needs sm_")
   add_test(NAME ${target} COMMAND ${target} ${test_args} --no-ceiling --reps 3 --warmup 1)
-  set_tests_properties(${target} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+  set_tests_properties(${target} PROPERTIES LABELS gpu ${skips} TIMEOUT 300)
   if(name STREQUAL LADDER_CEILING_TEST)
     add_test(NAME ${target}_with_ceiling COMMAND ${target} ${test_args} --reps 3 --warmup 1)
-    set_tests_properties(${target}_with_ceiling PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+    set_tests_properties(${target}_with_ceiling PROPERTIES LABELS gpu ${skips} TIMEOUT 300)
   endif()
   if(NOT name IN_LIST LADDER_LARGE_EXCLUDE)
     set(i 0)
     foreach(args IN LISTS LADDER_LARGE)
       separate_arguments(args UNIX_COMMAND "${args}")
       add_test(NAME large_${target}_${i} COMMAND ${target} ${args} --no-ceiling --reps 1 --warmup 0)
-      set_tests_properties(large_${target}_${i} PROPERTIES LABELS "gpu;large" SKIP_RETURN_CODE 77
+      set_tests_properties(large_${target}_${i} PROPERTIES LABELS "gpu;large" ${skips}
                            TIMEOUT 600 RUN_SERIAL TRUE)
       math(EXPR i "${i} + 1")
     endforeach()

@@ -22,6 +22,12 @@ enum ExitCode : int {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// What this GPU (or device profile) cannot run: an architecture older than the step's declared
+// requirement, more shared memory per block than it has, no code for it in the executable. Exit 2
+// with one line, "unsupported: ..." and no usage (docs/contract.md, "When a GPU cannot run a step").
+struct UnsupportedError : UsageError {
+  using UsageError::UsageError;
+};
 // A CUDA, cuBLAS or resource failure (out of memory included). Exit 3.
 struct CudaError : std::runtime_error {
   using std::runtime_error::runtime_error;

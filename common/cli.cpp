@@ -2,6 +2,7 @@
 
 #include "common/check.h"
 #include "common/npy.h"
+#include "common/step.h"
 
 #include <cctype>
 #include <cstdio>
@@ -125,7 +126,10 @@ const Cli::Flag* Cli::find(const std::string& name) const {
 
 std::string Cli::usage() const {
   std::ostringstream u;
-  u << "usage: " << program_ << " [options]\n  " << summary_ << "\n\nproblem:\n";
+  u << "usage: " << program_ << " [options]\n  " << summary_ << "\n";
+  // The step's declared requirement (add_step NEEDS): what a GPU must be to run it.
+  if (!declared_step().id.empty()) u << "  requires: " << declared_step().needs.text() << "\n";
+  u << "\nproblem:\n";
   for (const Flag& f : flags_) {
     u << "  --" << f.name << (f.size ? " N" : " WORD") << "\t" << f.help;
     if (f.size) u << " (default " << *f.size << ")";

@@ -18,7 +18,7 @@
 //
 // Older targets: a fat binary also compiles these for sm_70/75, where the instruction does not
 // exist. There each wrapper traps (LADDER_CP_ASYNC_UNAVAILABLE); it never runs, because every step
-// that uses cp.async calls require_compute_capability(dev, 8, 0, ...) first and exits 2 on such GPUs.
+// that uses cp.async declares NEEDS sm_80 on its add_step line and exits 2 on such GPUs.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,9 +28,6 @@
 #endif
 
 namespace ladder {
-
-// What a launcher checks before using the wrappers: exit 2 naming sm_80 on an older GPU.
-constexpr int kCpAsyncMajor = 8, kCpAsyncMinor = 0;
 
 // 4 bytes, cached in L1 and L2 (.ca). Without `valid`: a copy that always reads its source (the
 // plain form of the instruction, no source-size operand).

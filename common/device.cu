@@ -3,11 +3,13 @@
 #include "common/buffers.h"
 #include "common/check.h"
 #include "common/nvtx.h"
+#include "common/step.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <tuple>
+#include <vector>
 
 namespace ladder {
 
@@ -83,7 +85,7 @@ void require_code_for(const DeviceInfo& d) {
   cudaGetLastError();
   if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction ||
       err == cudaErrorUnsupportedPtxVersion)
-    throw UsageError("this executable has no code for " + d.name + " (" + sm_string(d) +
+    throw UnsupportedError("this executable has no code for " + d.name + " (" + sm_string(d) +
                      "): rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(d.cc_major) +
                      std::to_string(d.cc_minor) + " (or native)");
   throw_cuda_error(err, "cudaFuncGetAttributes(probe_kernel)", __FILE__, __LINE__);
@@ -105,12 +107,21 @@ void apply_profile(DeviceInfo& d, const DeviceProfile& p) {
   d.global_mem = std::min(d.global_mem, p.global_mem);
 }
 
+// The step's declared requirement (add_step NEEDS), against the device or its profile: the one
+// place a step refuses for its architecture.
+void require_declared_architecture(const DeviceInfo& d) {
+  const DeclaredStep& step = declared_step();
+  if (step.needs.met_by(d.cc_major, d.cc_minor)) return;
+  throw UnsupportedError(step.id + " needs " + step.needs.text() + "; this GPU (" + d.name + ") is " + sm_string(d));
+}
+
 DeviceInfo init(const CommonOptions& opts, bool gpu_required) {
   const DeviceProfile* profile = requested_device_profile();
   DeviceInfo d = select_device(opts, gpu_required);
   if (d.present) {
-    require_code_for(d);
     if (profile) apply_profile(d, *profile);
+    require_declared_architecture(d);
+    require_code_for(d);
   }
   d.runtime_version = CUDART_VERSION;
   if (cudaDriverGetVersion(&d.driver_version) != cudaSuccess) d.driver_version = 0;
@@ -141,32 +152,30 @@ __global__ void copy_float4(const float4* __restrict__ src, float4* __restrict__
 DeviceInfo init_device(const CommonOptions& opts) { return init(opts, true); }
 DeviceInfo init_device_if_present(const CommonOptions& opts) { return init(opts, false); }
 
+const DeviceProfile* find_device_profile(const std::string& key) {
+  for (const DeviceProfile& p : kProfiles)
+    if (key == p.key) return &p;
+  return nullptr;
+}
+
+std::vector<const DeviceProfile*> known_device_profiles() {
+  std::vector<const DeviceProfile*> all;
+  for (const DeviceProfile& p : kProfiles) all.push_back(&p);
+  return all;
+}
+
 const DeviceProfile* requested_device_profile() {
   const char* want = std::getenv("LADDER_DEVICE_PROFILE");
   if (!want || !*want) return nullptr;
+  if (const DeviceProfile* p = find_device_profile(want)) return p;
   std::string known;
-  for (const DeviceProfile& p : kProfiles) {
-    if (want == std::string(p.key)) return &p;
-    known += (known.empty() ? "" : ", ") + std::string(p.key);
-  }
+  for (const DeviceProfile& p : kProfiles) known += (known.empty() ? "" : ", ") + std::string(p.key);
   throw UsageError("LADDER_DEVICE_PROFILE=" + std::string(want) + " is no known profile (known: " +
                    known + ")");
 }
 
 std::string sm_string(const DeviceInfo& dev) {
   return "sm_" + std::to_string(dev.cc_major) + std::to_string(dev.cc_minor);
-}
-
-void require_compute_capability(const DeviceInfo& dev, int major, int minor, const std::string& feature) {
-  if (dev.cc_major > major || (dev.cc_major == major && dev.cc_minor >= minor)) return;
-  throw UsageError(feature + " needs sm_" + std::to_string(major) + std::to_string(minor) +
-                   " or newer; this GPU (" + dev.name + ") is " + sm_string(dev));
-}
-
-void require_exact_compute_capability(const DeviceInfo& dev, int major, int minor, const std::string& feature) {
-  if (dev.cc_major == major && dev.cc_minor == minor) return;
-  throw UsageError(feature + " runs on sm_" + std::to_string(major) + std::to_string(minor) +
-                   " GPUs only; this GPU (" + dev.name + ") is " + sm_string(dev));
 }
 
 namespace {
@@ -239,12 +248,14 @@ std::string cuda_version_string(int version) {
 }
 
 
+void refuse_shared_memory(const std::string& what, size_t bytes, const DeviceInfo& dev) {
+  throw UnsupportedError(what + " needs " + std::to_string(bytes) + " bytes of shared memory per block; this GPU (" +
+                         dev.name + ") allows " + std::to_string(dev.smem_per_block_optin));
+}
+
 void require_shared_memory(const void* kernel, size_t bytes, const DeviceInfo& dev, const std::string& what) {
   note_shared_memory(kernel, bytes);
-  if (bytes > 48 * 1024 && bytes > dev.smem_per_block_optin)
-    throw UsageError(what + " needs " + std::to_string(bytes) +
-                     " bytes of shared memory per block; this GPU (" + dev.name + ") allows " +
-                     std::to_string(dev.smem_per_block_optin));
+  if (bytes > 48 * 1024 && bytes > dev.smem_per_block_optin) refuse_shared_memory(what, bytes, dev);
   grant_dynamic_shared_memory(kernel, bytes);
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ladder {
 
@@ -31,6 +32,9 @@ struct DeviceProfile {
 // The profile LADDER_DEVICE_PROFILE names, or nullptr when it is unset or empty; an unknown name is
 // a UsageError (exit 2) listing the known ones.
 const DeviceProfile* requested_device_profile();
+// The profile called `key` ("t4"), or nullptr; and every profile, in the table's order.
+const DeviceProfile* find_device_profile(const std::string& key);
+std::vector<const DeviceProfile*> known_device_profiles();
 
 struct DeviceInfo {
   bool present = false;          // false only for CPU steps on a machine without a GPU
@@ -56,21 +60,16 @@ struct DeviceInfo {
 std::string cuda_version_string(int version);
 
 // cudaGetDeviceCount: failure or zero devices -> NoDeviceError (exit 77) with the reason; then
-// --device out of range -> UsageError (exit 2); then cudaSetDevice and the properties.
+// --device out of range -> UsageError (exit 2); then cudaSetDevice, the properties and the profile;
+// then the step's declared requirement (common/step.h, add_step NEEDS): a device or profile that
+// lacks it -> UnsupportedError (exit 2, "unsupported: sgemm/09_pipelined needs sm_80 or newer
+// (cp.async); this GPU (Tesla T4 ...) is sm_75"). Steps check nothing of the architecture themselves.
 DeviceInfo init_device(const CommonOptions& opts);
 // As init_device, but a machine without a GPU gives present == false instead of exit 77.
 DeviceInfo init_device_if_present(const CommonOptions& opts);
 
 // "sm_75": what a message names.
 std::string sm_string(const DeviceInfo& dev);
-
-// A step whose technique needs a newer GPU (cp.async: 8.0; wgmma: 9.0) calls this before launching:
-// on an older device (or profile) it throws UsageError (exit 2) with one line naming the feature,
-// what it needs and what the device has: "cp.async needs sm_80 or newer; this GPU (Tesla T4) is
-// sm_75". Device code for older targets guards the instruction with __CUDA_ARCH__ (it never runs).
-void require_compute_capability(const DeviceInfo& dev, int major, int minor, const std::string& feature);
-// For architecture-specific features (sm_90a: wgmma, setmaxnreg), which no later GPU runs either.
-void require_exact_compute_capability(const DeviceInfo& dev, int major, int minor, const std::string& feature);
 
 // How many blocks of `kernel` (launched with `threads` threads and `dynamic_smem` bytes of dynamic
 // shared memory) fit on one SM at once: the CUDA occupancy calculator on the real device, capped by
@@ -87,8 +86,14 @@ int resident_blocks(const DeviceInfo& dev, int threads_per_block);
 // Opts `kernel` into `bytes` of dynamic shared memory per block where that is more than the 48 KB
 // every GPU gives without asking (cudaFuncSetAttribute, once per kernel and size: a host call
 // between the timing events would be timed as GPU time). More than this GPU allows per block is a
-// UsageError (exit 2) naming the bytes; `what` names the kernel in that message.
+// UnsupportedError (exit 2, "unsupported: <what> needs N bytes of shared memory per block; this GPU
+// (...) allows M"); `what` names the kernel in that message.
 void require_shared_memory(const void* kernel, size_t bytes, const DeviceInfo& dev, const std::string& what);
+
+// The one refusal for shared memory, so that every step words it alike and the tests can check it
+// against the device: UnsupportedError (exit 2) "<what> needs <bytes> bytes of shared memory per
+// block; this GPU (<name>) allows <dev.smem_per_block_optin>".
+[[noreturn]] void refuse_shared_memory(const std::string& what, size_t bytes, const DeviceInfo& dev);
 
 // The most shared memory (static + dynamic) of one block among the kernels this process passed to
 // require_shared_memory: the record's extra.smem_per_block_bytes (0: none).

@@ -20,8 +20,8 @@
 // Source: PTX ISA 8.x, sections 9.7.14.5.x "Matrix Fragments for mma.m16n8k8" (.tf32) and
 // 9.7.14.5.15 "ldmatrix"; cvt with .tf32 (section 9.7.9.21).
 // Older targets: these compile for sm_70/75 too, where the TF32 instructions do not exist; there each
-// wrapper traps (LADDER_MMA_TF32_UNAVAILABLE). It never runs: steps that use them call
-// require_compute_capability(dev, 8, 0, ...) first and exit 2 on such GPUs.
+// wrapper traps (LADDER_MMA_TF32_UNAVAILABLE). It never runs: steps that use them declare NEEDS sm_80
+// on their add_step line and exit 2 on such GPUs.
 #pragma once
 
 #include <cuda_runtime.h>

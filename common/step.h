@@ -14,9 +14,38 @@ using StepEntry = std::function<int(int argc, char** argv)>;
 
 bool register_step(const std::string& id, StepEntry entry);
 
+// What a step needs of the GPU beyond what every GPU of the suite has (sm_70 on): its add_step
+// line's NEEDS (cmake/LadderStep.cmake), compiled into the step executable. Checked once, when the
+// device is opened (common/device.h, init_device), against the device or its profile; printed by
+// --help; read by the tests from build/ladder_folders.txt to tell a skip from a failure.
+struct Requirement {
+  int cc_major = 0, cc_minor = 0;  // the oldest architecture (0.0: no requirement)
+  bool exact = false;              // sm_90a: that architecture and no other (wgmma, setmaxnreg)
+  std::string feature;             // what needs it: "cp.async", "wgmma, TMA"
+
+  bool any() const { return cc_major > 0; }
+  std::string arch() const;        // "sm_80", "sm_90a" ("" for none)
+  std::string text() const;        // "sm_80 or newer (cp.async)", "sm_90a, i.e. an sm_90 GPU and no other (wgmma)"
+  bool met_by(int major, int minor) const;
+};
+
+// "sm_80" / "sm_90a" and the feature; "" and "" is no requirement. Anything else throws
+// std::invalid_argument.
+Requirement parse_requirement(const std::string& arch, const std::string& feature);
+
+// The step this executable runs and its requirement: set once by main() (common/step_main.cpp)
+// before anything else runs. Empty id and no requirement in programs that are not steps (tests).
+struct DeclaredStep {
+  std::string id;
+  Requirement needs;
+};
+const DeclaredStep& declared_step();
+
 // Runs the registered entry under the exit-code contract: UsageError -> 2 (one line, then usage),
-// CudaError -> 3, NoDeviceError -> 77, anything else -> 3.
+// UnsupportedError -> 2 (one line), CudaError -> 3, NoDeviceError -> 77, anything else -> 3.
 int run_registered_step(const std::string& id, int argc, char** argv);
+// The same after declaring the step's requirement (step_main.cpp's call).
+int run_declared_step(const std::string& id, const Requirement& needs, int argc, char** argv);
 
 // The same mapping for any body; `usage` is printed after a usage error's one-line message.
 int guarded(const std::function<int()>& body, const std::function<std::string()>& usage);

@@ -26,8 +26,8 @@
 // Instructions" (9.7.15.5.1 "Matrix Descriptor Format", 9.7.15.5.x register fragments, "Shared
 // memory matrix layout"); NVIDIA CUDA C++ Programming Guide, Hopper "sm_90a" features.
 // Builds: the instruction exists only in sm_90a code (-gencode=arch=compute_90a,code=sm_90a). For
-// every other target these compile to a trap (LADDER_WGMMA_UNAVAILABLE); steps that use them call
-// require_exact_compute_capability(dev, 9, 0, "wgmma (sm_90a)") first and exit 2 elsewhere.
+// every other target these compile to a trap (LADDER_WGMMA_UNAVAILABLE); steps that use them declare
+// NEEDS sm_90a on their add_step line and exit 2 elsewhere.
 //   wgmma_m64n256k8_tf32_rs(d, a, desc_b, scale_d)
 //                  A (64 x 8) from registers instead: the way round TF32's K-major rule when the
 //                  K-major operand is the other one (sgemm tf32_04)

@@ -320,8 +320,18 @@ def text_chart(rows):
     return "\n".join(out)
 
 
+def load_skipped(run_dir):
+    """The steps this GPU cannot run (run_all.sh's skipped.tsv: step, reason)."""
+    path = os.path.join(run_dir, "skipped.tsv")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [dict(zip(("step", "reason"), line.rstrip("\n").split("\t", 1))) for line in f if line.strip()]
+
+
 def report(run_dir):
     records, failures = load_run(run_dir)
+    skipped = load_skipped(run_dir)
     if not records and not failures:
         print(f"no records in {run_dir}", file=sys.stderr)
         return 1
@@ -330,6 +340,10 @@ def report(run_dir):
     md = [f"# Ladder report: {device}", ""]
     if records:
         md += [f"Run: {run_line(records)}.", "", "## Summary", "", summary(groups), ""]
+    if skipped:
+        md += ["## Not run on this GPU", "", "| step | why |", "|---|---|"]
+        md += [f"| {k['step']} | {k.get('reason', '')} |" for k in skipped]
+        md.append("")
     if failures:
         md += ["## Failures", "", "| step | exit | last lines |", "|---|---:|---|"]
         md += [f"| {f['step']} | {f['exit']} | {f['tail'][:200]} |" for f in failures]
@@ -349,6 +363,8 @@ def report(run_dir):
             md += [f"![{title}]({os.path.basename(png)})", ""]
         else:
             md += ["```", text_chart(rows), "```", ""]
+    if skipped:
+        print(f"\n{len(skipped)} step(s) not run on this GPU: " + "; ".join(f"{k['step']} ({k.get('reason', '')})" for k in skipped))
     if failures:
         print(f"\n{len(failures)} step(s) failed: " + ", ".join(f"{f['step']} (exit {f['exit']})" for f in failures))
     with open(os.path.join(run_dir, "report.md"), "w") as f:

@@ -8,9 +8,12 @@
 #   scripts/run_all.sh --help
 #
 # Each run writes a fresh record set: results/<device>/<UTC time>/ holds one JSON record per step
-# that finished, failures.tsv (step, exit code, last lines) for those that did not, report.md and,
-# with matplotlib, one chart per ladder; results/<device>/latest points at it. Nothing of an earlier
-# run is mixed in. A failed build, or any failed step, makes the script exit non-zero.
+# that finished, skipped.tsv (step, reason) for the steps this GPU cannot run (exit 2, "unsupported:
+# ... needs sm_80 ..." or more shared memory than it has), failures.tsv (step, exit code, last lines)
+# for any other step that did not finish, report.md and, with matplotlib, one chart per ladder;
+# results/<device>/latest points at it. Nothing of an earlier run is mixed in. A failed build or a
+# failed step makes the script exit non-zero; a skipped one does not. On a machine without a CUDA
+# device the script says so in one line and exits 0, writing nothing.
 # Environment: BUILD_DIR (default build/), RESULTS_DIR (default results/), NO_BUILD=1 to skip the
 # build (the binaries must exist).
 set -uo pipefail
@@ -55,8 +58,21 @@ for e in "${entries[@]}"; do
 done
 [ ${#selected[@]} -gt 0 ] || { echo "error: no steps for: ${folders[*]}" >&2; exit 2; }
 
+# No CUDA device: a device index past any is exit 77 there (exit 2 where devices exist), before
+# anything else is looked at (docs/contract.md, "Exit codes").
+for e in "${selected[@]}"; do
+  case "${e%%=*}" in */00_cpu) continue ;; esac
+  "${e#*=}" --device 1048576 >/dev/null 2>&1
+  if [ $? -eq 77 ]; then
+    echo "skipped, no GPU: no CUDA device on this machine; the ladders need one (nothing written)"
+    exit 0
+  fi
+  break
+done
+
 run_dir=$(mktemp -d)
 failures=0
+skips=0
 i=0
 start=$(date +%s)
 for e in "${selected[@]}"; do
@@ -71,6 +87,13 @@ for e in "${selected[@]}"; do
   t1=$(date +%s.%N)
   json=$(grep '^{' "$run_dir/$name.log" | tail -n 1)
   secs=$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")
+  unsupported=$(grep -m1 '^unsupported: ' "$run_dir/$name.log" | sed 's/^unsupported: //')
+  if [ $rc -eq 2 ] && [ -n "$unsupported" ]; then
+    skips=$((skips + 1))
+    printf 'skipped: %s\n' "$unsupported"
+    printf '%s\t%s\n' "$id" "$unsupported" >>"$run_dir/skipped.tsv"
+    continue
+  fi
   if [ $rc -ne 0 ] || [ -z "$json" ]; then
     failures=$((failures + 1))
     printf 'FAILED (exit %d, %s s)\n' "$rc" "$secs"
@@ -82,6 +105,7 @@ for e in "${selected[@]}"; do
   printf '%s  (%s s)\n' "$(python3 "$root/scripts/report.py" --one-line "$run_dir/$name.json")" "$secs"
 done
 : >>"$run_dir/failures.tsv"
+: >>"$run_dir/skipped.tsv"
 
 # Where the records go: results/<device>/<UTC time>/, the device read from the first record.
 first_json=$(ls "$run_dir"/*.json 2>/dev/null | head -n 1)
@@ -90,10 +114,10 @@ device=unknown
 device_dir="$results_root/$(echo "$device" | tr -c 'A-Za-z0-9._-' '_' | sed 's/_*$//')"
 out="$device_dir/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
-cp "$run_dir"/*.json "$run_dir/failures.tsv" "$out"/ 2>/dev/null
+cp "$run_dir"/*.json "$run_dir/failures.tsv" "$run_dir/skipped.tsv" "$out"/ 2>/dev/null
 mkdir -p "$out/logs" && cp "$run_dir"/*.log "$out/logs"/
 rm -rf "$run_dir"
 ln -sfn "$(basename "$out")" "$device_dir/latest"
 python3 "$root/scripts/report.py" "$out" || failures=$((failures + 1))
-echo "results: $out (report.md); $(( $(date +%s) - start )) s; $failures failed"
+echo "results: $out (report.md); $(( $(date +%s) - start )) s; $failures failed, $skips skipped (not for this GPU)"
 [ $failures -eq 0 ]

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Configure, build every step and test, run ctest. Non-zero on any failure.
+# Configure, build every step and test, run ctest, and end with one short summary: tests passed,
+# skipped by reason (no GPU; needs sm_80 / sm_90a, with the steps; too little shared memory or
+# memory), failed (with the last lines of each). Non-zero on any failure or failed build.
 #   scripts/test.sh                 all tests (GPU tests skip where there is no CUDA device)
 #   scripts/test.sh -L cpu          ctest arguments pass through
+# ctest's own per-test lines go to build/Testing/ctest.log, its JUnit record to
+# build/Testing/ctest.xml (scripts/ctest_summary.py reads it).
 # Environment: BUILD_DIR (default build/), JOBS (build parallelism, default nproc),
-#              CTEST_JOBS (default 4), CMAKE_ARGS (extra configure flags).
+#              CTEST_JOBS (default 4), CMAKE_ARGS (extra configure flags), LADDER_DEVICE_PROFILE
+#              (run every step as on another GPU: scripts/as_gpu.sh does this per profile).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -11,5 +16,17 @@ jobs=${JOBS:-$(nproc)}
 # shellcheck disable=SC2086
 cmake -S "$root" -B "$build" ${CMAKE_ARGS:-}
 cmake --build "$build" -j "$jobs"
-cd "$build"
-ctest --output-on-failure -j "${CTEST_JOBS:-4}" "$@"
+mkdir -p "$build/Testing"
+log="$build/Testing/ctest.log"
+xml="$build/Testing/ctest.xml"
+echo "== ctest -j ${CTEST_JOBS:-4} $* (log: $log)"
+set +e
+(cd "$build" && ctest -j "${CTEST_JOBS:-4}" --output-junit "$xml" "$@") >"$log" 2>&1
+rc=$?
+set -e
+if [ ! -s "$xml" ]; then
+  tail -n 20 "$log"
+  echo "error: ctest wrote no record (exit $rc)" >&2
+  exit 1
+fi
+python3 "$root/scripts/ctest_summary.py" "$xml" --label "ctest${LADDER_DEVICE_PROFILE:+ (profile $LADDER_DEVICE_PROFILE)}"

@@ -486,7 +486,6 @@ void load_taps(const Args& a) {
 }
 
 void launch(const Args& a) {
-  ladder::require_compute_capability(*a.dev, ladder::kCpAsyncMajor, ladder::kCpAsyncMinor, "cp.async");
   if (!compiled(a.taps)) {
     // No kernel for this K: step 10's K-generic one, with its own tile rule.
     Args generic = a;

@@ -82,9 +82,7 @@ size_t pick_most_resident(const ladder::DeviceInfo& dev, const std::vector<Candi
   }
   if (best == candidates.size()) {
     const Candidate& c = candidates[smallest];
-    throw ladder::UsageError(what + " needs " + std::to_string(c.smem) + " bytes of shared memory per block at least (" +
-                             c.name + "); this GPU (" + dev.name + ") allows " +
-                             std::to_string(dev.smem_per_block_optin) + " and fits no block of it");
+    ladder::refuse_shared_memory(what + " (its smallest tile, " + c.name + ")", c.smem, dev);
   }
   const Candidate& c = candidates[best];
   *why = c.name + ": " + std::to_string(best_warps) + " resident warps per SM (" + std::to_string(best_blocks) +

@@ -188,7 +188,6 @@ struct Pipelined {
   }
 
   static void launch(const Gemm& g) {
-    ladder::require_compute_capability(*g.dev, ladder::kCpAsyncMajor, ladder::kCpAsyncMinor, "cp.async");
     configure(*g.dev);
     const TileGrid grid = tile_grid(g.m, g.n, T::BM, T::BN);
     auto kernel = g.n % 4 == 0 ? sgemm_pipelined<T, Stages, MinBlocks, true>  // 256-byte aligned bases
@@ -281,9 +280,12 @@ Choice default_choice(const Gemm& g) {
       if (c.threads == 256 && (!few || c.k_in_flight() > few->k_in_flight())) few = &c;
     }
   }
-  if (!large_deep)
-    throw ladder::UsageError(std::string(kId) + ": no tiling fits this GPU (" + g.dev->name + "): " +
-                             std::to_string(g.dev->smem_per_block_optin) + " bytes of shared memory per block");
+  if (!large_deep) {
+    const Candidate* smallest = &kCandidates[0];
+    for (const Candidate& c : kCandidates) smallest = c.smem < smallest->smem ? &c : smallest;
+    ladder::refuse_shared_memory(std::string(kId) + " (its smallest tiling, " + smallest->name + ")", smallest->smem,
+                                 *g.dev);
+  }
   const Candidate* large = g.k >= kLongK ? large_deep : large_short;
   Choice ch{large, SizeClass::only, tiles_of(g, *large), slots_of(g, *large), 0, 0, 0, 0};
   if (!medium) return ch;  // one block-tile size fits: nothing to compare
@@ -329,7 +331,6 @@ std::string explain(const Gemm& g, const Choice& ch) {
 }
 
 void launch(const Gemm& g) {
-  ladder::require_compute_capability(*g.dev, ladder::kCpAsyncMajor, ladder::kCpAsyncMinor, "cp.async");
   if (!g.tile.empty()) return pick_candidate(kId, g.tile, kCandidates, "").launch(g);
   default_choice(g).tiling->launch(g);
 }

@@ -94,7 +94,6 @@ struct Sliced {
   }
 
   static void run(const Gemm& g, Split s) {
-    ladder::require_compute_capability(*g.dev, ladder::kCpAsyncMajor, ladder::kCpAsyncMinor, "cp.async");
     configure(*g.dev);
     const TileGrid grid = tile_grid(g.m, g.n, T::BM, T::BN);
     const int64_t stride = slice_stride(g.m, g.n);
@@ -113,7 +112,7 @@ struct Sliced {
 
 struct Candidate {
   const char* name;
-  int bm, bn, bk, stages;
+  int bm, bn, bk, stages, smem;
   int (*blocks_per_sm)(const ladder::DeviceInfo& dev);
   void (*run)(const Gemm& g, Split s);
 };
@@ -121,7 +120,7 @@ struct Candidate {
 template <class T, int Stages, int MinBlocks>
 constexpr Candidate sliced(const char* name) {
   using S = Sliced<T, Stages, MinBlocks>;
-  return {name, T::BM, T::BN, T::BK, Stages, S::blocks_per_sm, S::run};
+  return {name, T::BM, T::BN, T::BK, Stages, S::kSmem, S::blocks_per_sm, S::run};
 }
 
 // Step 09's tilings (the same names and template arguments), each with the split below.
@@ -145,9 +144,11 @@ const Candidate& default_split_tiling(const ladder::DeviceInfo& dev) {
     const int area = c.bm * c.bn, best_area = best ? best->bm * best->bn : 0;
     if (!best || area > best_area || (area == best_area && c.bk * c.stages > best->bk * best->stages)) best = &c;
   }
-  if (!best)
-    throw ladder::UsageError(std::string(kId) + ": no tiling fits this GPU (" + dev.name + "): " +
-                             std::to_string(dev.smem_per_block_optin) + " bytes of shared memory per block");
+  if (!best) {
+    const Candidate* smallest = &kCandidates[0];
+    for (const Candidate& c : kCandidates) smallest = c.smem < smallest->smem ? &c : smallest;
+    ladder::refuse_shared_memory(std::string(kId) + " (its smallest tiling, " + smallest->name + ")", smallest->smem, dev);
+  }
   return *best;
 }
 
@@ -182,7 +183,6 @@ size_t workspace_bytes(const Gemm& g) {
 }
 
 void launch(const Gemm& g) {
-  ladder::require_compute_capability(*g.dev, ladder::kCpAsyncMajor, ladder::kCpAsyncMinor, "cp.async");
   const Plan p = plan(g);
   if (!p.tiling) {
     pipelined::launch(g);

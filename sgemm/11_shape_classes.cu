@@ -480,7 +480,6 @@ Plan plan(const Gemm& g) {
 }
 
 void run_split_small(const Gemm& g, const Plan& p) {
-  ladder::require_compute_capability(*g.dev, ladder::kCpAsyncMajor, ladder::kCpAsyncMinor, "cp.async");
   SmallSliced::configure(*g.dev);
   const TileGrid grid = tile_grid(g.m, g.n, SmallTile::BM, SmallTile::BN);
   const int64_t stride = split_k::slice_stride(g.m, g.n);

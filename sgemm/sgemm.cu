@@ -525,6 +525,7 @@ int run(const Step& step, int argc, char** argv) {
   const size_t c_bytes = ladder::bytes_of<float>(c_count);
   // The step's scratch for this problem and tile (split-K partials), if it has any.
   const Gemm problem{nullptr, nullptr, nullptr, m, n, k, nullptr, &res.device, tile};
+  if (!aat && step.require_size) step.require_size(problem);
   const size_t w_bytes = !aat && step.workspace_bytes ? step.workspace_bytes(problem) : 0;
   ladder::MemoryNeeds needs;
   needs.device = ladder::saturating_add(

@@ -63,7 +63,9 @@ using AatLaunchFn = void (*)(const Aat& a);
 // workspace_bytes: the device scratch a step needs for a problem (called with the problem's Gemm,
 // its pointers still null, before anything is allocated: the memory guard counts it). describe: what
 // a step runs for a problem on this GPU and why (the tiling its default picks, the shape class),
-// for the report's "choice" (common/report.h).
+// for the report's "choice" (common/report.h). require_size: a step with a size limit of its own
+// (tf32_03/04: TMA's 32-bit coordinates) throws ladder::UsageError (exit 2) naming it, called with
+// the problem before anything is allocated.
 struct Step {
   const char* id;
   LaunchFn launch;
@@ -72,6 +74,7 @@ struct Step {
   size_t (*workspace_bytes)(const Gemm& g) = nullptr;
   std::string (*describe)(const Gemm& g) = nullptr;
   Math math = Math::fp32;  // tf32: the tf32 series (the TF32 bound and ceiling; describe -> "choice")
+  void (*require_size)(const Gemm& g) = nullptr;
 };
 
 }  // namespace sgemm

@@ -104,7 +104,6 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 void launch(const Gemm& g) {
-  ladder::require_compute_capability(*g.dev, 8, 0, "TF32 WMMA (wmma::precision::tf32)");
   const TileGrid grid = tile_grid(g.m, g.n, BM, BN);
   sgemm_tf32_wmma<<<grid.blocks, kThreads, 0, g.stream>>>(g.A, g.B, g.C, g.m, g.n, g.k, grid.tiles_n);
   CUDA_CHECK_LAUNCH();

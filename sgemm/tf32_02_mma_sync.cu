@@ -362,10 +362,7 @@ Pick pick(const Gemm& g) {
   const ladder::DeviceInfo& dev = *g.dev;
   if (!g.tile.empty()) {
     const Candidate& c = pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);
-    if (c.smem > dev.smem_per_block_optin)
-      throw ladder::UsageError(std::string(kId) + " --tile " + g.tile + " needs " + std::to_string(c.smem) +
-                               " bytes of shared memory per block; this GPU allows " +
-                               std::to_string(dev.smem_per_block_optin));
+    if (c.smem > dev.smem_per_block_optin) ladder::refuse_shared_memory(std::string(kId) + " --tile " + g.tile, c.smem, dev);
     return {&c, g.tile + " (--tile)"};
   }
   for (const Candidate& c : kCandidates) {
@@ -387,14 +384,12 @@ Pick pick(const Gemm& g) {
                     "the deepest ring that fits " + std::to_string(dev.smem_per_block_optin / 1024) +
                     " KB per block"};
   }
-  throw ladder::UsageError(std::string(kId) + " needs " + std::to_string(kCandidates[3].smem) +
-                           " bytes of shared memory per block; this GPU allows " +
-                           std::to_string(dev.smem_per_block_optin));
+  ladder::refuse_shared_memory(std::string(kId) + " (its smallest ring, " + kCandidates[3].name + ")",
+                               kCandidates[3].smem, dev);
 }
 
 void launch(const Gemm& g) {
   if (!g.tile.empty()) pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);  // unknown: exit 2
-  ladder::require_compute_capability(*g.dev, 8, 0, "mma.sync TF32 / cp.async");
   const Candidate& c = *pick(g).c;
   const TileGrid grid = tile_grid(g.m, g.n, c.bm, c.bn);
   c.launch(g, grid.blocks, grid.tiles_n);

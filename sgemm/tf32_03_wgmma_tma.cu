@@ -27,8 +27,9 @@
 // warpgroup waits while it waits for a free stage (step 04 gives the copies their own warps).
 // Tunable: --tile 128x128x32_sS, S stages (3, 4 or 6); the default is the one with the most stages
 // in flight per SM (blocks per SM x S, the occupancy calculator), ties to more blocks.
-// Needs sm_90a (wgmma): built with -gencode=arch=compute_90a,code=sm_90a for this target; on any other
-// GPU the step exits 2 naming it.
+// Needs sm_90a (wgmma; its add_step line says NEEDS sm_90a): built with
+// -gencode=arch=compute_90a,code=sm_90a for this target; on any other GPU the step exits 2 naming it.
+// Sizes: m, n and k up to 2^31 - 256 (TMA's coordinates are 32-bit); past that, exit 2.
 // Source: PTX ISA 8.x, "cp.async.bulk.tensor", "mbarrier", "wgmma.mma_async" and its matrix
 // descriptors; CUDA C++ Programming Guide, "Tensor Memory Access"; CUDA Driver API
 // cuTensorMapEncodeTiled. Run: build/bin/sgemm_tf32_03_wgmma_tma --m 4096
@@ -40,6 +41,7 @@
 
 #include <iterator>
 #include <string>
+#include <utility>
 
 namespace sgemm::tf32_wgmma_tma {
 
@@ -187,6 +189,18 @@ size_t workspace_bytes(const Gemm& g) {
   return static_cast<size_t>(w.bt_floats + w.ap_floats) * sizeof(float);
 }
 
+// TMA addresses a box by signed 32-bit coordinates (cp.async.bulk.tensor's .s32 operands): a matrix
+// side past 2^31 - 256 would wrap the coordinate of its last box (which starts below the side and may
+// reach 256 past it) and read zeros instead of the matrix. Such a size exits 2 naming the limit.
+constexpr int64_t kMaxTmaSide = (int64_t(1) << 31) - 256;
+void require_tma_sides(const char* step_id, const Gemm& g) {
+  for (const auto& [flag, side] : {std::pair<const char*, int64_t>{"m", g.m}, {"n", g.n}, {"k", g.k}})
+    if (side > kMaxTmaSide)
+      throw ladder::UsageError(std::string(step_id) + " addresses its tiles by TMA's 32-bit coordinates: --" + flag +
+                               " " + std::to_string(side) + " is past its limit " + std::to_string(kMaxTmaSide) +
+                               " (2^31 - 256)");
+}
+
 struct Candidate {
   const char* name;
   int stages;
@@ -231,10 +245,12 @@ Pick default_pick(const Gemm& g) {
       best_blocks = blocks;
     }
   }
-  if (!best)
-    throw ladder::UsageError(std::string(kId) + " needs " + std::to_string(smem_of(kCandidates[0])) +
-                             " bytes of shared memory per block; this GPU allows " +
-                             std::to_string(g.dev->smem_per_block_optin));
+  if (!best) {
+    const Candidate* smallest = &kCandidates[0];
+    for (const Candidate& c : kCandidates) smallest = smem_of(c) < smem_of(*smallest) ? &c : smallest;
+    ladder::refuse_shared_memory(std::string(kId) + " (its smallest ring, " + smallest->name + ")", smem_of(*smallest),
+                                 *g.dev);
+  }
   return {best, std::string(best->name) + ": " + std::to_string(best_blocks) + " block(s) per SM x " +
                     std::to_string(best->stages) + " stages, the most stages in flight per SM that fit " +
                     std::to_string(g.dev->smem_per_sm / 1024) + " KB"};
@@ -247,7 +263,6 @@ Pick pick(const Gemm& g) {
 
 void launch(const Gemm& g) {
   if (!g.tile.empty()) pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);  // unknown: exit 2
-  ladder::require_exact_compute_capability(*g.dev, 9, 0, "wgmma (sm_90a)");
   const Candidate& c = *pick(g).c;
   const Workspace w = workspace_of(g);
   float* const bt = static_cast<float*>(g.workspace);
@@ -273,7 +288,9 @@ void launch(const Gemm& g) {
 
 std::string describe(const Gemm& g) { return pick(g).why; }
 
-const Step kStep{kId, launch, nullptr, /*tunable=*/true, workspace_bytes, describe, Math::tf32};
+void require_size(const Gemm& g) { require_tma_sides(kId, g); }
+
+const Step kStep{kId, launch, nullptr, /*tunable=*/true, workspace_bytes, describe, Math::tf32, require_size};
 LADDER_STEP(kStep);
 
 }  // namespace sgemm::tf32_wgmma_tma

@@ -31,7 +31,8 @@
 // 256 x 128 tiles, persistent blocks in a grouped order, the transposed epilogue.
 // Costs: 3 warpgroups (384 threads), S x 48 KB of shared memory (S = 4: 193 KB), one block per SM;
 // 16 LDS.32 per consumer thread per k step of 32; stores of 4 bytes (Cᵀ in registers).
-// Needs sm_90a (wgmma, setmaxnreg); elsewhere the step exits 2 naming it.
+// Needs sm_90a (wgmma, setmaxnreg; its add_step line says NEEDS sm_90a); elsewhere the step exits 2
+// naming it. Sizes: m, n and k up to 2^31 - 256 (TMA's 32-bit coordinates); past that, exit 2.
 // Source: PTX ISA 8.x, "wgmma.mma_async" (register A), "setmaxnreg", "cp.async.bulk.tensor",
 // "mbarrier"; the producer/consumer ("warp-specialized persistent") kernel structure described in
 // NVIDIA's CUTLASS 3 documentation (efficient_gemm.md) and in the Hopper tuning guide.
@@ -283,15 +284,16 @@ Pick pick(const Gemm& g) {
                 std::to_string(per_sm) + " block(s) per SM x " + std::to_string(g.dev->sm_count) + " SMs; bands of " +
                 std::to_string(band) + " tile rows"};
   }
-  if (!g.tile.empty()) pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);  // unknown name: exit 2
-  throw ladder::UsageError(std::string(kId) + " needs " + std::to_string(smem_of(kCandidates[2])) +
-                           " bytes of shared memory per block; this GPU allows " +
-                           std::to_string(g.dev->smem_per_block_optin));
+  if (!g.tile.empty()) {  // a known name (an unknown one exits 2 here) whose ring does not fit
+    const Candidate& c = pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);
+    ladder::refuse_shared_memory(std::string(kId) + " --tile " + g.tile, smem_of(c), *g.dev);
+  }
+  ladder::refuse_shared_memory(std::string(kId) + " (its smallest ring, " + kCandidates[2].name + ")",
+                               smem_of(kCandidates[2]), *g.dev);
 }
 
 void launch(const Gemm& g) {
   if (!g.tile.empty()) pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);  // unknown: exit 2
-  ladder::require_exact_compute_capability(*g.dev, 9, 0, "wgmma (sm_90a)");
   const Pick p = pick(g);
   const Workspace w = workspace_of(g);
   float* const ap = w.a_floats ? static_cast<float*>(g.workspace) : nullptr;
@@ -318,7 +320,9 @@ void launch(const Gemm& g) {
 
 std::string describe(const Gemm& g) { return pick(g).why; }
 
-const Step kStep{kId, launch, nullptr, /*tunable=*/true, workspace_bytes, describe, Math::tf32};
+void require_size(const Gemm& g) { tf32_wgmma_tma::require_tma_sides(kId, g); }
+
+const Step kStep{kId, launch, nullptr, /*tunable=*/true, workspace_bytes, describe, Math::tf32, require_size};
 LADDER_STEP(kStep);
 
 }  // namespace sgemm::tf32_wgmma_specialized

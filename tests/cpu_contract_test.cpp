@@ -37,10 +37,31 @@ TEST_P(StepContract, BadUsageExitsTwoWithOneLine) {
   }
 }
 
-TEST_P(StepContract, HelpExitsZero) {
+// --help names the step's declared requirement (add_step NEEDS): "requires: sm_80 or newer (cp.async)".
+TEST_P(StepContract, HelpExitsZeroAndNamesTheRequirement) {
   auto r = run_step(GetParam(), {"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("--no-ceiling"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  requires: " + ladder_test::requirement_of(GetParam()).text() + "\n"), std::string::npos)
+      << r.output;
+}
+
+// The declaration covers the code: every instruction in the step's machine code that not every GPU
+// of the suite has (cp.async, TF32 HMMA, TMA, wgmma) is one its declared requirement implies. A step
+// that used cp.async without declaring NEEDS sm_80 would verify under a T4 profile on an H100 and
+// then trap on a real T4; here it fails on any machine with cuobjdump (CI included).
+TEST_P(StepContract, DeclaredRequirementCoversItsInstructions) {
+  const std::string& id = GetParam();
+  if (ladder_test::step_sass(id).empty()) GTEST_SKIP() << "cuobjdump is not installed: " << id << " not read";
+  const ladder::Requirement declared = ladder_test::requirement_of(id);
+  for (const ladder_test::ArchInstruction& in : ladder_test::arch_instructions_in(id)) {
+    // Implied when every GPU that meets the declaration also meets the instruction's need.
+    const bool implied = declared.any() && (in.needs.exact ? declared.exact && declared.cc_major == in.needs.cc_major &&
+                                                                 declared.cc_minor == in.needs.cc_minor
+                                                           : in.needs.met_by(declared.cc_major, declared.cc_minor));
+    EXPECT_TRUE(implied) << id << "'s code has " << in.opcode << " (" << in.needs.text() << ") but it declares "
+                         << declared.text() << ": add NEEDS " << in.needs.arch() << " to its add_step line";
+  }
 }
 
 // With every GPU hidden (CUDA_VISIBLE_DEVICES empty, so cudaGetDeviceCount reports no device) a GPU

@@ -486,4 +486,30 @@ TEST(SgemmTf32Bound, ConstantsFollowFromTheModel) {
   EXPECT_LT(bl.c * bl.terms * bl.eps, 2.7e-3);
 }
 
+// wgmma and setmaxnreg exist only in sm_90a code: wherever the build's architecture list covers
+// Hopper (90, 90a, native, all, all-major), tf32_03/04's own file must carry an sm_90a cubin and no
+// plain sm_90 one, which would trap on an H100 (sgemm/CMakeLists.txt, sgemm_sm90a_step). Read from
+// the built executables with cuobjdump --list-elf.
+TEST(SgemmBuild, Tf32StepsCarrySm90aCode) {
+  const std::string archs = LADDER_CUDA_ARCHITECTURES;
+  bool hopper = archs == "native" || archs == "all" || archs == "all-major";
+  std::string list = archs;
+  std::replace(list.begin(), list.end(), ';', ' ');
+  for (const std::string& a : ladder_test::split_args(list))
+    hopper = hopper || a == "90" || a == "90a" || a.rfind("90-", 0) == 0 || a.rfind("90a-", 0) == 0;
+  if (!hopper) GTEST_SKIP() << "this build (" << archs << ") has no Hopper code";
+  int checked = 0;
+  for (const char* name : {"tf32_03_wgmma_tma", "tf32_04_wgmma_specialized"}) {
+    const std::string id = std::string("sgemm/") + name;
+    if (ladder_test::step_path(id).empty()) continue;
+    const std::string elf = ladder_test::cuobjdump("--list-elf", id);
+    if (elf.empty()) GTEST_SKIP() << "cuobjdump is not installed";
+    // The step's file is tf32_03's for both (tf32_04 includes it) plus its own.
+    EXPECT_NE(elf.find(std::string(name) + ".sm_90a.cubin"), std::string::npos) << id << ":\n" << elf;
+    EXPECT_EQ(elf.find(std::string(name) + ".sm_90.cubin"), std::string::npos) << id << " has plain sm_90 code:\n" << elf;
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "the tf32 steps are not in this build";
+}
+
 }  // namespace

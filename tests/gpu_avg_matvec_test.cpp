@@ -79,7 +79,7 @@ TEST_P(AvgMatvecGpu, MatchesReference) {
   REQUIRE_GPU();
   const int64_t n_in = s.N * s.L * s.M;
   auto c = ladder_test::run_case(id, size_args(s), n_in <= kDumpLimit);
-  ASSERT_TRUE(ladder_test::verified_run(c.run));
+  ASSERT_VERIFIED(id, c.run);
   EXPECT_EQ(ladder_test::json_number(c.run.json, "L"), static_cast<double>(s.L));
   EXPECT_EQ(ladder_test::json_number(c.run.json, "M"), static_cast<double>(s.M));
   EXPECT_EQ(ladder_test::json_number(c.run.json, "N"), static_cast<double>(s.N));
@@ -144,7 +144,7 @@ TEST_P(AvgMatvecPosts, ExactOnThePostsData) {
   auto args = size_args(s);
   args.insert(args.end(), {"--init", "posts"});
   auto c = ladder_test::run_case(id, args, true);
-  ASSERT_TRUE(ladder_test::verified_run(c.run));
+  ASSERT_VERIFIED(id, c.run);
   EXPECT_EQ(ladder_test::json_number(c.run.json, "max_err"), 0.0) << c.run.json;
 
   auto input = ladder_test::read_npy(c.dump_dir + "/input.npy");

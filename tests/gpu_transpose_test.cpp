@@ -39,7 +39,7 @@ void check_case(const std::string& id, int64_t rows, int64_t cols,
   std::vector<std::string> args = {"--rows", std::to_string(rows), "--cols", std::to_string(cols)};
   args.insert(args.end(), extra.begin(), extra.end());
   auto c = ladder_test::run_case(id, args, rows * cols <= kDumpLimit);
-  ASSERT_TRUE(ladder_test::verified_run(c.run));
+  ASSERT_VERIFIED(id, c.run);
   EXPECT_EQ(ladder_test::json_number(c.run.json, "rows"), static_cast<double>(rows));
   EXPECT_EQ(ladder_test::json_number(c.run.json, "cols"), static_cast<double>(cols));
   if (c.dump_dir.empty()) return;
@@ -122,7 +122,7 @@ TEST_P(TransposeVariants, DefaultFollowsTheDevice) {
         id, {"--rows", "1025", "--cols", "515", "--json", "--no-ceiling", "--reps", "1", "--warmup", "0",
              "--seed", std::to_string(ladder_test::fresh_seed())},
         {std::string("LADDER_DEVICE_PROFILE=") + profile});
-    ASSERT_TRUE(ladder_test::verified_run(r));
+    ASSERT_VERIFIED(id, r, {std::string("LADDER_DEVICE_PROFILE=") + profile});
     EXPECT_NE(r.json.find(std::string("\"choice\":\"") + name + ": "), std::string::npos) << r.json;
   }
 }

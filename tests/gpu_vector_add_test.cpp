@@ -18,7 +18,7 @@ TEST_P(VectorAddGpu, MatchesReference) {
   REQUIRE_GPU();
   const auto& [id, n] = GetParam();
   auto c = ladder_test::run_case(id, {"--n", std::to_string(n)}, n <= kDumpLimit);
-  ASSERT_TRUE(ladder_test::verified_run(c.run));
+  ASSERT_VERIFIED(id, c.run);
   EXPECT_EQ(ladder_test::json_number(c.run.json, "n"), static_cast<double>(n));
   if (c.dump_dir.empty()) return;
   const std::string& dir = c.dump_dir;

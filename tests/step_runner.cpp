@@ -1,9 +1,12 @@
 #include "tests/step_runner.h"
 
+#include "common/device.h"
+
 #include <cuda_runtime.h>
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -170,6 +173,151 @@ testing::AssertionResult verified_run(const StepRun& r) {
   if (!json_bool(r.json, "verified")) return testing::AssertionFailure() << "not verified: " << r.json;
   if (!(json_number(r.json, "median") > 0)) return testing::AssertionFailure() << "no time: " << r.json;
   return testing::AssertionSuccess();
+}
+
+ladder::Requirement requirement_of(const std::string& id) {
+  const auto v = folder_values(folder_of(id), "needs." + id.substr(id.find('/') + 1));
+  if (v.empty()) return {};
+  const std::string& line = v.front();  // "sm_80 cp.async"
+  const size_t space = line.find(' ');
+  return ladder::parse_requirement(line.substr(0, space), space == std::string::npos ? "" : line.substr(space + 1));
+}
+
+std::string SeenDevice::sm() const { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
+
+SeenDevice seen_device(const std::vector<std::string>& env) {
+  SeenDevice d;
+  if (!gpu_available()) return d;
+  static const cudaDeviceProp props = [] {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) cudaGetLastError();
+    return p;
+  }();
+  d.present = true;
+  d.cc_major = props.major;
+  d.cc_minor = props.minor;
+  d.smem_per_block_optin = props.sharedMemPerBlockOptin;
+  std::string key;
+  if (const char* e = std::getenv("LADDER_DEVICE_PROFILE")) key = e;
+  for (const std::string& e : env)
+    if (e.rfind("LADDER_DEVICE_PROFILE=", 0) == 0) key = e.substr(22);
+  if (key.empty()) return d;
+  const ladder::DeviceProfile* p = ladder::find_device_profile(key);
+  if (!p) return d;  // an unknown profile: the step exits 2 with a usage error, which judge() fails
+  d.profile = key;
+  d.cc_major = p->cc_major;
+  d.cc_minor = p->cc_minor;
+  d.smem_per_block_optin = std::min(d.smem_per_block_optin, p->smem_per_block_optin);
+  return d;
+}
+
+namespace {
+
+// The step's "unsupported: ..." line, without the prefix ("" if none).
+std::string unsupported_line(const std::string& output) {
+  const std::string tag = "unsupported: ";
+  const size_t at = output.rfind(tag);
+  if (at == std::string::npos || (at > 0 && output[at - 1] != '\n')) return "";
+  const size_t end = output.find('\n', at);
+  return output.substr(at + tag.size(), end == std::string::npos ? std::string::npos : end - at - tag.size());
+}
+
+}  // namespace
+
+Verdict judge(const std::string& id, const StepRun& r, const std::vector<std::string>& env) {
+  Verdict v;
+  if (r.exit_code == 0) {
+    const testing::AssertionResult ok = verified_run(r);
+    v.kind = ok ? Verdict::verified : Verdict::failed;
+    v.reason = ok ? "" : ok.message();
+    return v;
+  }
+  const std::string line = unsupported_line(r.output);
+  if (r.exit_code != 2 || line.empty()) {
+    v.reason = id + ": exit code " + std::to_string(r.exit_code) + "\n" + r.output;
+    return v;
+  }
+  const SeenDevice dev = seen_device(env);
+  const ladder::Requirement needs = requirement_of(id);
+  // The architecture: the step's own declaration, against the seen device.
+  if (line.rfind(id + " needs sm_", 0) == 0) {
+    if (!needs.any() || line.rfind(id + " needs " + needs.text() + ";", 0) != 0) {
+      v.reason = id + " refused with a requirement that is not its declared one (" + needs.text() + "): " + line;
+    } else if (needs.met_by(dev.cc_major, dev.cc_minor)) {
+      v.reason = id + " refused although this GPU (" + dev.sm() + (dev.profile.empty() ? "" : ", profile " + dev.profile) +
+                 ") meets its declared requirement, " + needs.text() + ": " + line;
+    } else {
+      v.kind = Verdict::skipped;
+      v.reason = "needs " + needs.arch() + " — " + line;
+    }
+    return v;
+  }
+  // Shared memory: the bytes asked for must be more than the seen device's limit, which the step must
+  // have named right.
+  const std::string mid = " bytes of shared memory per block; this GPU (", allows = ") allows ";
+  const size_t m = line.find(mid), a = line.rfind(allows);
+  if (m != std::string::npos && a != std::string::npos && a > m) {
+    const size_t digits = line.find_last_not_of("0123456789", m - 1) + 1;
+    const unsigned long long asked = std::strtoull(line.c_str() + digits, nullptr, 10);
+    const unsigned long long limit = std::strtoull(line.c_str() + a + allows.size(), nullptr, 10);
+    if (limit != dev.smem_per_block_optin) {
+      v.reason = id + " refused naming " + std::to_string(limit) + " bytes of shared memory per block as the limit; this GPU's is " +
+                 std::to_string(dev.smem_per_block_optin) + ": " + line;
+    } else if (asked <= limit) {
+      v.reason = id + " refused for shared memory it has (" + std::to_string(asked) + " <= " + std::to_string(limit) + "): " + line;
+    } else {
+      v.kind = Verdict::skipped;
+      v.reason = "too little shared memory — " + line;
+    }
+    return v;
+  }
+  v.reason = id + ": exit 2, unsupported for a reason no test accepts: " + line;
+  return v;
+}
+
+testing::AssertionResult verified_or_justified(const std::string& id, const StepRun& r, const std::string& what,
+                                               std::vector<std::string>* skipped, const std::vector<std::string>& env) {
+  const Verdict v = judge(id, r, env);
+  if (v.kind == Verdict::failed) return testing::AssertionFailure() << what << ": " << v.reason;
+  if (v.kind == Verdict::skipped) skipped->push_back(what + ": " + v.reason);
+  return testing::AssertionSuccess();
+}
+
+std::string cuobjdump(const std::string& option, const std::string& id) {
+  std::string out;
+  const std::string cmd = "cuobjdump " + option + " " + shell_quote(step_path(id)) + " 2>/dev/null";
+  if (std::FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[65536];
+    size_t got;
+    while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
+    const int status = pclose(p);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) out.clear();
+  }
+  return out;
+}
+
+const std::string& step_sass(const std::string& id) {
+  static std::map<std::string, std::string> cache;
+  auto it = cache.find(id);
+  if (it != cache.end()) return it->second;
+  return cache[id] = cuobjdump("-sass", id);
+}
+
+std::vector<ArchInstruction> arch_instructions_in(const std::string& id) {
+  static const struct {
+    const char* opcode;
+    const char* arch;
+    const char* feature;
+  } kTable[] = {{"LDGSTS", "sm_80", "cp.async"},
+                {"HMMA.1684.F32.TF32", "sm_80", "TF32 tensor cores"},
+                {"HMMA.1688.F32.TF32", "sm_80", "TF32 tensor cores"},
+                {"UTMALDG", "sm_90", "TMA"},
+                {"HGMMA", "sm_90a", "wgmma"}};
+  std::vector<ArchInstruction> found;
+  const std::string& sass = step_sass(id);
+  for (const auto& t : kTable)
+    if (sass.find(t.opcode) != std::string::npos) found.push_back({t.opcode, ladder::parse_requirement(t.arch, t.feature)});
+  return found;
 }
 
 int device_count() {

@@ -4,9 +4,12 @@
 // the GPU tests are parameterized over steps_of(folder), never over a hand-written list.
 #pragma once
 
+#include "common/step.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +73,67 @@ CaseRun run_case(const std::string& id, const std::vector<std::string>& size_arg
 // What every GPU case asserts first: exit 0, a JSON record, "verified":true, a positive median.
 testing::AssertionResult verified_run(const StepRun& r);
 
+// ---- A refusal: a skip where the device lacks what the step declared, a failure elsewhere -------
+//
+// A step states once what it needs (add_step's NEEDS, common/step.h); a tunable step's candidate
+// may also need more shared memory per block than a GPU has. The tests never take a step's word for
+// it: they judge each refusal against the declaration and the device as the test itself sees it.
+
+// A step's declared requirement (build/ladder_folders.txt); none for a step without NEEDS.
+ladder::Requirement requirement_of(const std::string& id);
+
+// The GPU as a step run by a test sees it: device 0, or the device profile LADDER_DEVICE_PROFILE
+// names (in the run's `env` where that sets it, else in this process's environment), with the
+// profile's compute capability and its shared memory per block where that is smaller.
+struct SeenDevice {
+  bool present = false;
+  std::string profile;  // "" or the profile's key
+  int cc_major = 0, cc_minor = 0;
+  size_t smem_per_block_optin = 0;
+  std::string sm() const;  // "sm_75"
+};
+SeenDevice seen_device(const std::vector<std::string>& env = {});
+
+// How a run of step `id` ended:
+//   verified  exit 0, a JSON record, "verified":true, a positive median time;
+//   skipped   exit 2 with the step's line "unsupported: <id> needs <its declared requirement>; ..."
+//             where the seen device lacks that requirement (reason "needs sm_80"), or "unsupported:
+//             ... needs N bytes of shared memory per block; this GPU (...) allows M" where M is the
+//             seen device's limit and N > M (reason "too little shared memory");
+//   failed    anything else, a refusal on a device that meets the requirement included.
+struct Verdict {
+  enum Kind { verified, skipped, failed } kind = failed;
+  std::string reason;  // skipped: the category, then " — " and the step's line; failed: what went wrong
+};
+Verdict judge(const std::string& id, const StepRun& r, const std::vector<std::string>& env = {});
+// For runs in a loop: records a skipped run's reason in `skipped` and returns success; a failed run
+// is an assertion failure naming `what`.
+testing::AssertionResult verified_or_justified(const std::string& id, const StepRun& r, const std::string& what,
+                                               std::vector<std::string>* skipped,
+                                               const std::vector<std::string>& env = {});
+// After such a loop: skips the test (with the reasons) if every run was skipped, else prints one line
+// per skipped run and lets the test's other results stand. A macro so that GTEST_SKIP returns from
+// the test body.
+#define SKIP_IF_ALL_SKIPPED(ran, skipped)                                                              \
+  do {                                                                                                \
+    if ((ran) > 0 && (skipped).size() == static_cast<size_t>(ran))                                     \
+      GTEST_SKIP() << (skipped).front() << " (and " << (ran) - 1 << " more runs like it)";             \
+    for (const std::string& ladder_skip_ : (skipped)) std::printf("note: not run here: %s\n", ladder_skip_.c_str()); \
+  } while (0)
+
+// What `cuobjdump OPTION <the step executable>` prints ("" where cuobjdump is not installed or fails).
+std::string cuobjdump(const std::string& option, const std::string& id);
+// The step executable's machine code as `cuobjdump -sass` prints it ("" where cuobjdump is not
+// installed), read once per step.
+const std::string& step_sass(const std::string& id);
+// The instructions in that code that not every GPU of the suite runs, each with the requirement it
+// implies: LDGSTS (cp.async) and TF32 HMMA need sm_80, UTMALDG (TMA) sm_90, HGMMA (wgmma) sm_90a.
+struct ArchInstruction {
+  std::string opcode;
+  ladder::Requirement needs;
+};
+std::vector<ArchInstruction> arch_instructions_in(const std::string& id);
+
 // True when this process sees a CUDA device (cudaGetDeviceCount > 0).
 bool gpu_available();
 // How many CUDA devices this process sees (0 without a driver): the first index that does not exist.
@@ -96,6 +160,15 @@ uint64_t fresh_seed();        // differs between runs: tests draw fresh random i
 std::string param_name(const std::string& step_id, const std::string& suffix);
 
 }  // namespace ladder_test
+
+// The judged form of "this run verified", for a test body: a justified refusal skips the test with
+// its reason, anything but a verified run fails it.
+#define ASSERT_VERIFIED(id, run, ...)                                                   \
+  do {                                                                                   \
+    const ::ladder_test::Verdict ladder_verdict_ = ::ladder_test::judge((id), (run), ##__VA_ARGS__); \
+    if (ladder_verdict_.kind == ::ladder_test::Verdict::skipped) GTEST_SKIP() << ladder_verdict_.reason; \
+    ASSERT_EQ(ladder_verdict_.kind, ::ladder_test::Verdict::verified) << ladder_verdict_.reason; \
+  } while (0)
 
 #define REQUIRE_GPU()                                                          \
   do {                                                                         \
