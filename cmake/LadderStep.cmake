@@ -118,10 +118,14 @@ function(add_step name)
   foreach(args IN LISTS STEP_SANITIZE)
     set_property(GLOBAL APPEND PROPERTY LADDER_FOLDER_LINES "${folder}.sanitize.${name}=${args}")
   endforeach()
-  # Skipped: exit 77 (no GPU), or the step's own line saying the device lacks its NEEDS (the only
-  # refusal that is a skip here; any other exit 2 fails, and the GPU tests judge each refusal against
-  # the declaration and the device independently: tests/step_runner.h, judge()).
-  set(skips SKIP_RETURN_CODE 77 SKIP_REGULAR_EXPRESSION "unsupported: ${folder}/${name} needs sm_")
+  # Skipped: exit 77 (no GPU), or the step's own line saying the device lacks its declared NEEDS,
+  # that architecture and no other (the only refusal that is a skip here; any other exit 2 fails, a
+  # step without NEEDS never skips, and the GPU tests judge each refusal against the declaration and
+  # the device independently: tests/step_runner.h, judge()).
+  set(skips SKIP_RETURN_CODE 77)
+  if(needs_arch)
+    list(APPEND skips SKIP_REGULAR_EXPRESSION "unsupported: ${folder}/${name} needs ${needs_arch}[ ,]")
+  endif()
   add_test(NAME ${target} COMMAND ${target} ${test_args} --no-ceiling --reps 3 --warmup 1)
   set_tests_properties(${target} PROPERTIES LABELS gpu ${skips} TIMEOUT 300)
   if(name STREQUAL LADDER_CEILING_TEST)

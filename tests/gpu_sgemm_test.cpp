@@ -399,6 +399,27 @@ INSTANTIATE_TEST_SUITE_P(MainSteps, SgemmTileGpu, testing::ValuesIn(ladder_test:
                            return ladder_test::param_name(p.param, "tiles");
                          });
 
+// tf32_03/04 address their tiles by TMA's signed 32-bit coordinates: a side past 2^31 - 256 exits 2
+// naming the limit, before anything is allocated (k = 2^31 at m = n = 1 would need only 16 GB, and
+// would otherwise wrap and read zeros).
+TEST(SgemmTmaLimits, SidesPastTheCoordinatesExitTwo) {
+  REQUIRE_GPU();
+  for (const char* id : {"sgemm/tf32_03_wgmma_tma", "sgemm/tf32_04_wgmma_specialized"}) {
+    if (ladder_test::step_path(id).empty()) continue;
+    for (const std::vector<std::string>& size : {std::vector<std::string>{"--m", "1", "--n", "1", "--k", "2^31"},
+                                                 {"--m", "2^31", "--n", "1", "--k", "1"},
+                                                 {"--m", "1", "--n", "2147483393", "--k", "4"}}) {
+      std::vector<std::string> args = size;
+      args.insert(args.end(), {"--no-ceiling", "--reps", "1", "--warmup", "0"});
+      const auto r = ladder_test::run_step(id, args);
+      const ladder_test::Verdict v = ladder_test::judge(id, r);
+      if (v.kind == ladder_test::Verdict::skipped) GTEST_SKIP() << v.reason;
+      EXPECT_EQ(r.exit_code, 2) << r.output;
+      EXPECT_NE(r.output.find("TMA's 32-bit coordinates"), std::string::npos) << r.output;
+    }
+  }
+}
+
 // ---- the ceiling paths --------------------------------------------------------------------------
 
 TEST(SgemmCeilingGpu, AatReportsTheCopyCeilingAndCublasBesideIt) {

@@ -239,11 +239,15 @@ Verdict judge(const std::string& id, const StepRun& r, const std::vector<std::st
   }
   const SeenDevice dev = seen_device(env);
   const ladder::Requirement needs = requirement_of(id);
+  // Whether the seen device meets the declaration, worked out here rather than by the step's own
+  // Requirement::met_by, so that a wrong comparison in the step cannot agree with itself.
+  const int have = dev.cc_major * 10 + dev.cc_minor, need = needs.cc_major * 10 + needs.cc_minor;
+  const bool met = !needs.any() || (needs.exact ? have == need : have >= need);
   // The architecture: the step's own declaration, against the seen device.
   if (line.rfind(id + " needs sm_", 0) == 0) {
     if (!needs.any() || line.rfind(id + " needs " + needs.text() + ";", 0) != 0) {
       v.reason = id + " refused with a requirement that is not its declared one (" + needs.text() + "): " + line;
-    } else if (needs.met_by(dev.cc_major, dev.cc_minor)) {
+    } else if (met) {
       v.reason = id + " refused although this GPU (" + dev.sm() + (dev.profile.empty() ? "" : ", profile " + dev.profile) +
                  ") meets its declared requirement, " + needs.text() + ": " + line;
     } else {
