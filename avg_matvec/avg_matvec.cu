@@ -171,7 +171,8 @@ int run(const Step& step, int argc, char** argv) {
   // The ceiling first, on its own buffers (freed again), before this step's buffers exist.
   const ladder::TimingPlan plan = ladder::TimingPlan::from(opt);
   if (opt.ceiling && res.device.present)
-    res.ceiling = ladder::measure_copy_ceiling(res.device, plan);
+    res.ceiling = ladder::measure_copy_ceiling(res.device, plan, input_bytes(s) + 8.0 * double(s.L) * double(s.L),
+                                               8.0 * double(s.L) * double(s.N));
 
   // Step 2: inputs and reference.
   ladder::HostBuffer<double> h_in(n_in), h_w(n_w), h_out(n_out), ref, mag;
@@ -245,6 +246,9 @@ int run(const Step& step, int argc, char** argv) {
   // Step 5: the metric (input, W and out once each over the time) and the floor: the input's bytes
   // at the copy ceiling of this run, the time no step can beat.
   res.metric_value = ladder::gbps(min_bytes(s), res.kernel.median);
+  res.min_bytes = min_bytes(s);
+  // The averages (one add per input element) and the mat-vecs (2 L^2 per batch).
+  res.flops = input_bytes(s) / 8.0 + 2.0 * double(s.L) * double(s.L) * double(s.N);
   if (res.ceiling) {
     const double floor_ms = input_bytes(s) / (res.ceiling->value * 1e9) * 1e3;
     res.extras.push_back({"floor_ms", floor_ms, "ms (the input's bytes at the copy ceiling)"});

@@ -1,5 +1,6 @@
 #include "common/cli.h"
 
+#include "common/activity.h"
 #include "common/check.h"
 #include "common/npy.h"
 #include "common/step.h"
@@ -55,6 +56,13 @@ bool parse_term(const std::string& s, size_t* pos, uint64_t* out) {
   }
   *out = a;
   return true;
+}
+
+// --trace FILE must be writable before anything runs (the trace is written at the end).
+void require_writable_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "ab");
+  if (!f) throw UsageError("--trace: cannot write '" + path + "'");
+  std::fclose(f);
 }
 
 std::string& usage_slot() {
@@ -152,6 +160,7 @@ std::string Cli::usage() const {
        "  --no-verify     skip the check against the reference\n"
        "  --no-ceiling    skip measuring the ceiling in this process\n"
        "  --dump DIR      write inputs and GPU output as .npy files into DIR\n"
+       "  --trace FILE    write the run's kernels, copies and phases as a Chrome/Perfetto trace\n"
        "  --help          this text\n"
        "\nexit codes: 0 verified, 1 verification failed, 2 bad usage or unsupported size,\n"
        "            3 CUDA or library error (out of memory included), 77 no usable CUDA device\n";
@@ -215,6 +224,11 @@ bool Cli::parse(int argc, const char* const* argv) {
       common.dump_dir = take_value();
       if (common.dump_dir.empty()) throw UsageError("--dump needs a directory");
       require_writable_dir(common.dump_dir);
+    } else if (name == "trace") {
+      common.trace_path = take_value();
+      if (common.trace_path.empty()) throw UsageError("--trace needs a file name");
+      require_writable_file(common.trace_path);
+      GpuActivity::request_trace();
     } else if (const Flag* f = find(name)) {
       if (f->size) {
         std::string v = take_value();

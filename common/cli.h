@@ -19,6 +19,7 @@ struct CommonOptions {
   bool verify = true;            // --no-verify skips the check (exit 0 then means "ran")
   bool ceiling = true;           // --no-ceiling skips the in-process ceiling measurement
   std::string dump_dir;          // --dump DIR: write inputs and GPU output as .npy
+  std::string trace_path;        // --trace FILE: the GPU's activity as a Chrome/Perfetto trace
 };
 
 // The usage of the Cli that parsed last; printed after a usage error's one-line message.

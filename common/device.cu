@@ -52,6 +52,9 @@ DeviceInfo query(int index) {
   CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, index));
   CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, index));
   d.theoretical_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  int sm_khz = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, index));
+  d.sm_clock_mhz = sm_khz * 1e-3;
   return d;
 }
 
@@ -145,6 +148,41 @@ __global__ void copy_float4(const float4* __restrict__ src, float4* __restrict__
     for (int u = 0; u < UNROLL; ++u)
       if (base + u * stride < n4) dst[base + u * stride] = v[u];
   }
+}
+
+// One block copies THREADS x PER_THREAD float4 in a row, every thread's loads issued before its
+// stores (the shape of a framework's vectorized elementwise kernel): enough bytes in flight without
+// a grid-stride loop's index arithmetic.
+template <int THREADS, int PER_THREAD>
+__global__ void __launch_bounds__(THREADS) copy_chunk(const float4* __restrict__ src, float4* __restrict__ dst, int64_t n4) {
+  const int64_t base = static_cast<int64_t>(blockIdx.x) * THREADS * PER_THREAD + threadIdx.x;
+  float4 v[PER_THREAD];
+#pragma unroll
+  for (int u = 0; u < PER_THREAD; ++u)
+    if (base + u * THREADS < n4) v[u] = src[base + u * THREADS];
+#pragma unroll
+  for (int u = 0; u < PER_THREAD; ++u)
+    if (base + u * THREADS < n4) dst[base + u * THREADS] = v[u];
+}
+
+// Reads n4 float4 (grid-stride, 4 in flight per thread) and writes one sum per block: the read
+// bandwidth a step that writes almost nothing can reach.
+__global__ void __launch_bounds__(256) read_float4(const float4* __restrict__ src, int64_t n4, float* __restrict__ sums) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  float acc = 0;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += 4 * stride) {
+    float4 v[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) v[u] = i + u * stride < n4 ? src[i + u * stride] : make_float4(0, 0, 0, 0);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
+  }
+  __shared__ float block_sum;
+  if (threadIdx.x == 0) block_sum = 0;
+  __syncthreads();
+  atomicAdd(&block_sum, acc);
+  __syncthreads();
+  if (threadIdx.x == 0) sums[blockIdx.x] = block_sum;
 }
 
 }  // namespace
@@ -263,41 +301,124 @@ int resident_blocks(const DeviceInfo& dev, int threads_per_block) {
   return dev.sm_count * std::max(1, dev.max_threads_per_sm / threads_per_block);
 }
 
-Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan) {
+Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, double read_bytes, double write_bytes) {
   NvtxRange range("ceiling: copy");
-  size_t bytes = std::max<size_t>(4 * dev.l2_bytes, size_t(256) << 20);
+  // The step's own bytes, split evenly between a source and a destination (a copy moves each byte
+  // once each way), so that a small problem meets the caches it would meet itself.
+  const double step_bytes = std::max(read_bytes + write_bytes, 2.0 * (1 << 20));
+  size_t bytes = static_cast<size_t>(step_bytes / 2);
   bytes -= bytes % 64;
   MemoryNeeds needs;
   needs.device = 2 * bytes;
   require_memory(needs, "the copy ceiling");
   DeviceBuffer<float4> src(static_cast<int64_t>(bytes / 16)), dst(static_cast<int64_t>(bytes / 16));
   CUDA_CHECK(cudaMemset(src.get(), 0x3C, bytes));  // nonzero data; the copy does not care
-
+  DeviceBuffer<float> sums(resident_blocks(dev, 256));
   Stream s;
-
-  Stats memcpy_stats = time_gpu(
-      [&] { CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s)); },
-      s, plan);
   const int64_t n4 = static_cast<int64_t>(bytes / 16);
-  const int blocks = resident_blocks(dev, 256);
-  Stats k1 = time_gpu([&] {
-    copy_float4<1><<<blocks, 256, 0, s>>>(src.get(), dst.get(), n4);
-    CUDA_CHECK_LAUNCH();
-  }, s, plan);
-  Stats k4 = time_gpu([&] {
-    copy_float4<4><<<blocks, 256, 0, s>>>(src.get(), dst.get(), n4);
-    CUDA_CHECK_LAUNCH();
-  }, s, plan);
 
-  double m = gbps(2.0 * bytes, memcpy_stats.median),
-         best_kernel = std::max(gbps(2.0 * bytes, k1.median), gbps(2.0 * bytes, k4.median));
+  // Each candidate's GB/s (bytes read + written, or read alone for the read kernel).
+  struct Tried {
+    std::string name;
+    double gbps;
+  };
+  std::vector<Tried> tried;
+  auto time = [&](const std::string& name, double moved, const Work& work) {
+    tried.push_back({name, gbps(moved, time_gpu(work, s, plan).median)});
+  };
+  time("cudaMemcpy D2D", 2.0 * bytes,
+       [&] { CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s)); });
+  const int resident = resident_blocks(dev, 256);
+  time("grid-stride float4 x1", 2.0 * bytes, [&] {
+    copy_float4<1><<<resident, 256, 0, s>>>(src.get(), dst.get(), n4);
+    CUDA_CHECK_LAUNCH();
+  });
+  time("grid-stride float4 x4", 2.0 * bytes, [&] {
+    copy_float4<4><<<resident, 256, 0, s>>>(src.get(), dst.get(), n4);
+    CUDA_CHECK_LAUNCH();
+  });
+  auto chunks = [&](auto kernel, int threads, int per_thread, const char* name) {
+    const int64_t blocks = (n4 + int64_t(threads) * per_thread - 1) / (int64_t(threads) * per_thread);
+    time(name, 2.0 * bytes, [&] {
+      kernel<<<static_cast<unsigned>(blocks), threads, 0, s>>>(src.get(), dst.get(), n4);
+      CUDA_CHECK_LAUNCH();
+    });
+  };
+  chunks(copy_chunk<128, 4>, 128, 4, "chunks 128 x 4 float4");
+  chunks(copy_chunk<128, 8>, 128, 8, "chunks 128 x 8 float4");
+  chunks(copy_chunk<256, 4>, 256, 4, "chunks 256 x 4 float4");
+  chunks(copy_chunk<512, 2>, 512, 2, "chunks 512 x 2 float4");
+  // A step that mostly reads (under 5% of its bytes written) is held to the best read too.
+  const bool reads = write_bytes < 0.05 * (read_bytes + write_bytes);
+  if (reads)
+    time("read (float4 sum)", 2.0 * bytes, [&] {
+      read_float4<<<resident, 256, 0, s>>>(src.get(), 2 * n4, sums.get());  // both buffers: 2 x bytes read
+      CUDA_CHECK_LAUNCH();
+    });
+
   Ceiling c;
   c.unit = "GB/s";
-  c.value = std::max(m, best_kernel);
-  c.name = m >= best_kernel ? "copy (cudaMemcpy D2D)" : "copy (float4 copy kernel)";
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "cudaMemcpy D2D %.0f GB/s, float4 copy kernel %.0f GB/s, %.0f MB buffers",
-                m, best_kernel, bytes / 1e6);
+  std::string all;
+  for (const Tried& t : tried) {
+    if (t.gbps > c.value) {
+      c.value = t.gbps;
+      c.name = std::string(reads ? "bandwidth" : "copy") + " (" + t.name + ")";
+    }
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s%s %.0f", all.empty() ? "" : ", ", t.name.c_str(), t.gbps);
+    all += buf;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " GB/s; %.0f MB each way", bytes / 1e6);
+  c.detail = all + buf;
+  return c;
+}
+
+double spec_fp32_gflops(const DeviceInfo& dev) {
+  const int cc = dev.cc_major * 10 + dev.cc_minor;
+  const double lanes = (cc == 60 || cc == 70 || cc == 72 || cc == 75 || cc == 80) ? 64.0 : 128.0;
+  return dev.sm_count * lanes * 2.0 * dev.sm_clock_mhz * 1e-3;
+}
+
+double spec_tf32_gflops(const DeviceInfo& dev) {
+  const int cc = dev.cc_major * 10 + dev.cc_minor;
+  const double per_sm_clock = cc == 80 ? 1024.0 : cc == 90 ? 2048.0 : 0.0;
+  return dev.sm_count * per_sm_clock * dev.sm_clock_mhz * 1e-3;
+}
+
+namespace {
+// 8 independent FMA chains per thread, kIters deep: the FMA pipes stay full without memory traffic.
+constexpr int kFmaIters = 1024;
+__global__ void __launch_bounds__(256) fma_chains(float* out, float a, float b) {
+  float x[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) x[i] = threadIdx.x * 1e-3f + i;
+  for (int it = 0; it < kFmaIters; ++it)
+#pragma unroll
+    for (int i = 0; i < 8; ++i) x[i] = fmaf(x[i], a, b);
+  float sum = 0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) sum += x[i];
+  if (sum == 12345.0f) out[0] = sum;  // never true for these inputs; keeps the chains alive
+}
+}  // namespace
+
+Ceiling measure_fma_ceiling(const DeviceInfo& dev, const TimingPlan& plan) {
+  NvtxRange range("ceiling: FMA");
+  DeviceBuffer<float> out(1);
+  Stream s;
+  const int blocks = 4 * resident_blocks(dev, 256);
+  const Stats t = time_gpu([&] {
+    fma_chains<<<blocks, 256, 0, s>>>(out.get(), 0.999f, 1e-3f);
+    CUDA_CHECK_LAUNCH();
+  }, s, plan);
+  const double flops = 2.0 * 8 * kFmaIters * 256.0 * blocks;
+  Ceiling c;
+  c.name = "FP32 FMA (measured: 8 FMA chains per thread)";
+  c.unit = "GFLOP/s";
+  c.value = flops / (t.median * 1e6);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.0f GFLOP/s; spec %.0f", c.value, spec_fp32_gflops(dev));
   c.detail = buf;
   return c;
 }

@@ -52,6 +52,7 @@ struct DeviceInfo {
   size_t global_mem = 0;
   size_t l2_bytes = 0;
   double theoretical_gbps = 0;   // 2 * memory clock * bus width (DDR), from the device attributes
+  double sm_clock_mhz = 0;       // the SMs' peak clock (cudaDevAttrClockRate)
   int runtime_version = 0;       // CUDART_VERSION this binary was built with, e.g. 13000
   int driver_version = 0;        // the newest CUDA the installed driver supports (0: no driver)
 };
@@ -99,6 +100,16 @@ void require_shared_memory(const void* kernel, size_t bytes, const DeviceInfo& d
 // require_shared_memory: the record's extra.smem_per_block_bytes (0: none).
 size_t largest_shared_memory_per_block();
 
+// The datasheet-style peaks a record is also compared with (named "spec" wherever they appear, so
+// that nobody mistakes them for a measured ceiling): SMs x peak SM clock x the architecture's rate
+// per SM and clock. FP32: 64 FMA lanes per SM on sm_60, sm_70/75 and sm_80, 128 elsewhere (sm_86
+// on), 2 FLOP each. TF32 tensor cores, dense: 1024 FLOP per SM and clock on sm_80 (A100), 2048 on
+// sm_90 (H100); 0 (unknown) elsewhere, where the rate differs between data-center and GeForce
+// parts. The memory's is theoretical_gbps. Under a profile these mix the profile's SMs with the
+// real GPU's clock: a profile says nothing about speed.
+double spec_fp32_gflops(const DeviceInfo& dev);
+double spec_tf32_gflops(const DeviceInfo& dev);
+
 struct Ceiling {
   std::string name;
   double value = 0;      // in `unit`
@@ -106,9 +117,13 @@ struct Ceiling {
   std::string detail;    // how it was obtained, for the human block
 };
 
-// The one copy ceiling (docs/measuring.md): max(cudaMemcpy device-to-device, the best copy
-// kernel), bytes read + written, on buffers of max(4 x L2, 256 MiB) each.
-Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan);
+// The one copy ceiling (docs/measuring.md): the best of cudaMemcpy device-to-device and a family of
+// tuned copy kernels (16-byte accesses; grid-stride with 1 or 4 in flight, and chunks of 2-8 float4
+// per thread as a framework's elementwise kernels have them), bytes read + written, timed like the
+// step (kernel_ms), on the step's own bytes (read_bytes + write_bytes, at least 2 MiB) split
+// between a source and a destination. A step that writes under 5% of its bytes (avg_matvec) is held
+// to the best of those and a read kernel over the same bytes: its ceiling is named "bandwidth".
+Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, double read_bytes, double write_bytes);
 
 // Pinned host<->device bandwidth on `bytes`-sized buffers: each direction alone and both at once
 // (two streams), GB/s. Reported by steps that own their transfers.
@@ -116,5 +131,10 @@ struct TransferBandwidth {
   double h2d_gbps = 0, d2h_gbps = 0, both_gbps = 0;
 };
 TransferBandwidth measure_pinned_transfers(size_t bytes, const TimingPlan& plan);
+
+// The FP32 FMA rate this GPU demonstrably reaches, GFLOP/s (2 per FMA): a kernel of 8 independent
+// FMA chains per thread on enough resident blocks, timed like a step. The arithmetic roof of the
+// rooflines (separable_conv's long kernels are judged against it).
+Ceiling measure_fma_ceiling(const DeviceInfo& dev, const TimingPlan& plan);
 
 }  // namespace ladder

@@ -1,5 +1,6 @@
 #include "common/report.h"
 
+#include "common/activity.h"
 #include "common/check.h"
 
 #include <cctype>
@@ -156,6 +157,18 @@ std::string to_json(const Result& r) {
     j.field("verified", r.check.ok).field("max_err", r.check.max_err);
   }
   stats_object(j, "kernel_ms", r.kernel);
+  // Where kernel_ms comes from (docs/measuring.md): "cupti", "events" (CUPTI unavailable) or "host".
+  j.field("kernel_ms_source", r.kernel.source);
+  if (r.kernel.call_reps > 0) {
+    j.begin_object("call_ms")
+        .field("median", r.kernel.call_median)
+        .field("min", r.kernel.call_min)
+        .field("max", r.kernel.call_max)
+        .field("reps", r.kernel.call_reps)
+        .end_object();
+  } else {
+    j.null_field("call_ms");
+  }
   if (r.total) stats_object(j, "total_ms", *r.total);
   else j.null_field("total_ms");
   j.begin_object("metric").field("value", r.metric_value).field("unit", r.metric_unit).end_object();
@@ -170,6 +183,26 @@ std::string to_json(const Result& r) {
     j.null_field("ceiling");
   }
   j.field("pct_of_ceiling", r.pct_of_ceiling());
+  // The work and the spec peaks (common/device.h): a roofline point, and how far it is from the
+  // datasheet, named apart from the measured ceiling.
+  const double ms = r.metric_from == "total_ms" && r.total ? r.total->median : r.kernel.median;
+  j.begin_object("work").field("min_bytes", r.min_bytes).field("flops", r.flops).end_object();
+  if (r.device.present) {
+    const double tf32 = spec_tf32_gflops(r.device);
+    j.begin_object("spec")
+        .field("dram_gbps", r.device.theoretical_gbps)
+        .field("fp32_gflops", spec_fp32_gflops(r.device));
+    if (tf32 > 0) j.field("tf32_gflops", tf32);
+    else j.null_field("tf32_gflops");
+    j.field("sm_clock_mhz", r.device.sm_clock_mhz).end_object();
+    if (r.min_bytes > 0 && ms > 0) j.field("pct_of_spec_dram", 100.0 * gbps(r.min_bytes, ms) / r.device.theoretical_gbps);
+    if (r.flops > 0 && ms > 0 && r.compute == "fp32")
+      j.field("pct_of_spec_fp32", 100.0 * r.flops / (ms * 1e6) / spec_fp32_gflops(r.device));
+    if (r.flops > 0 && ms > 0 && r.compute == "tf32" && tf32 > 0)
+      j.field("pct_of_spec_tf32", 100.0 * r.flops / (ms * 1e6) / tf32);
+  } else {
+    j.null_field("spec");
+  }
   if (r.choice.empty()) j.null_field("choice");
   else j.field("choice", r.choice);
   j.begin_object("extra");
@@ -197,8 +230,14 @@ void print_human(std::FILE* to, const Result& r) {
   else
     std::fprintf(to, "check    %s (%lld elements, max error %.3g)\n", r.check.ok ? "PASS" : "FAIL",
                  static_cast<long long>(r.check.checked), r.check.max_err);
-  std::fprintf(to, "kernel   %.4f ms median (min %.4f, max %.4f, %d reps)\n", r.kernel.median,
-               r.kernel.min, r.kernel.max, r.kernel.reps);
+  const char* clock = r.kernel.source == "cupti"    ? "the GPU's own records"
+                      : r.kernel.source == "events" ? "CUDA events: CUPTI unavailable"
+                                                    : "host clock";
+  std::fprintf(to, "kernel   %.4f ms median (min %.4f, max %.4f, %d reps; %s)\n", r.kernel.median,
+               r.kernel.min, r.kernel.max, r.kernel.reps, clock);
+  if (r.kernel.call_reps > 0)
+    std::fprintf(to, "call     %.4f ms median (CUDA events around the launch: what a caller waits)\n",
+                 r.kernel.call_median);
   if (r.total)
     std::fprintf(to, "total    %.4f ms median end-to-end, transfers included (min %.4f, %d reps)\n",
                  r.total->median, r.total->min, r.total->reps);
@@ -221,6 +260,10 @@ int finish(const Result& result, const CommonOptions& opts) {
     r.extras.push_back({"smem_per_block_bytes", static_cast<double>(smem), "bytes"});
   r.check.print(stderr, r.step.id + " verification failed");
   print_human(stdout, r);
+  if (!opts.trace_path.empty()) {
+    GpuActivity::get().write_trace(opts.trace_path);
+    std::printf("trace    %s (chrome://tracing or ui.perfetto.dev)\n", opts.trace_path.c_str());
+  }
   if (opts.json) std::printf("%s\n", to_json(r).c_str());
   std::fflush(stdout);
   return (r.verify_skipped || r.check.ok) ? kExitOk : kExitVerifyFailed;

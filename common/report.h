@@ -48,6 +48,12 @@ struct Result {
   // What a tunable step chose for this device and problem ("128x256x16_8x16_w64x64_s2: the
   // default for 132 SMs, 1 block per SM"), or what --tile / --variant named; "" for other steps.
   std::string choice;
+  // The work the problem must do: the fewest bytes it must move (each input read once, each output
+  // written once) and its floating-point operations (0 for pure data movement). The record's
+  // "work", its roofline point, and its percentages of the spec peaks come from these.
+  double min_bytes = 0, flops = 0;
+  // The arithmetic a compute-bound step is compared with: "fp32", "tf32", or "" (bandwidth only).
+  std::string compute = "";
   std::vector<Extra> extras;    // other measured numbers (transfer floors, faulting times)
   std::vector<std::string> notes;  // human-only lines
 

@@ -1,9 +1,11 @@
 #include "common/timing.h"
 
+#include "common/activity.h"
 #include "common/check.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace ladder {
 
@@ -58,16 +60,31 @@ struct EventPair {
 Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
                const Work& before_each) {
   EventPair ev;
+  GpuActivity& activity = GpuActivity::get();
+  std::vector<uint64_t> regions;  // one per run, warm-up included
   auto once = [&]() -> double {
     CUDA_CHECK(cudaEventRecord(ev.start, stream));
+    regions.push_back(activity.open_region());
     work();
+    activity.close_region();
     CUDA_CHECK(cudaEventRecord(ev.stop, stream));
     CUDA_CHECK(cudaEventSynchronize(ev.stop));
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
     return ms;
   };
-  return time_loop(once, plan, before_each);
+  const Stats events = time_loop(once, plan, before_each);
+  // The timed reps are the last events.reps runs (the warm-up came first).
+  const std::vector<uint64_t> timed(regions.end() - events.reps, regions.end());
+  const std::vector<double> gpu = activity.busy_ms(timed);
+  const bool complete = !gpu.empty() && std::none_of(gpu.begin(), gpu.end(), [](double ms) { return std::isnan(ms); });
+  Stats s = complete ? summarize(gpu) : events;
+  s.source = complete ? "cupti" : "events";
+  s.call_median = events.median;
+  s.call_min = events.min;
+  s.call_max = events.max;
+  s.call_reps = events.reps;
+  return s;
 }
 
 Stats time_host(const Work& work, const TimingPlan& plan, const Work& before_each) {

@@ -1,7 +1,10 @@
-// Timing: CUDA events around the region on the GPU, the host's steady clock for CPU work and for
-// end-to-end times that include transfers. Warm-up first, then repetitions until --reps or the
-// time budget runs out (so a <<<1,1>>> step takes one or two reps and the ladder stays fast), and
-// the median, min and max of what was measured.
+// Timing. A GPU region (time_gpu) is timed twice over: by the GPU's own records of the work it
+// launched (CUPTI, common/activity.h: the union of the kernels', copies' and memsets' execution
+// intervals — kernel_ms) and by CUDA events around it on its stream (what a caller waits, host
+// enqueue and launch gaps included — call_ms). Where CUPTI is unavailable the events give both, and
+// the Stats say so. CPU work and end-to-end times that include transfers use the host's steady
+// clock. Warm-up first, then repetitions until --reps or the time budget runs out (so a <<<1,1>>>
+// step takes one or two reps and the ladder stays fast), and the median, min and max.
 #pragma once
 
 #include "common/cli.h"
@@ -9,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace ladder {
@@ -16,6 +20,13 @@ namespace ladder {
 struct Stats {
   double median = 0, min = 0, max = 0;  // milliseconds
   int reps = 0;
+  // The clock: "cupti" (the GPU's records of a region's work), "events" (a GPU region where CUPTI
+  // is unavailable: GpuActivity::why_unavailable), "host" (the steady clock).
+  std::string source = "host";
+  // GPU regions: the CUDA events around each timed rep (call_ms), summarized alike; call_reps == 0
+  // for host regions.
+  double call_median = 0, call_min = 0, call_max = 0;
+  int call_reps = 0;
 };
 
 // Median of an even count is the mean of the two middle values. Empty input gives reps == 0.
@@ -39,7 +50,9 @@ struct TimingPlan {
 // in-place input, making managed pages host-resident again).
 using Work = std::function<void()>;
 
-// GPU region: `work` enqueues on `stream`; each rep is bracketed by two events on that stream.
+// GPU region: `work` enqueues on `stream` (and on streams that join it); each rep is bracketed by two
+// events on that stream and is a CUPTI region. The result's median/min/max are the GPU's own time
+// (source "cupti"), its call_* the events'.
 Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
                const Work& before_each = {});
 

@@ -255,6 +255,8 @@ int run(const Step& step, int argc, char** argv) {
     res.total = ladder::measure_phase(res, to_total, opt);
     res.metric_from = "total_ms";
     res.metric_value = ladder::gbps(min_bytes(n), res.total->median);
+    res.min_bytes = min_bytes(n);
+    res.flops = static_cast<double>(n);  // integer adds, counted as operations
     res.extras.push_back({"kernel_gbps", ladder::gbps(min_bytes(n), res.kernel.median),
                           "GB/s (the kernel alone, without the host finish)"});
     res.extras.push_back({"partials", static_cast<double>(partial_count),
@@ -263,6 +265,8 @@ int run(const Step& step, int argc, char** argv) {
                         "finish on the host (partials D2H + host loop): total_ms");
   } else {
     res.metric_value = ladder::gbps(min_bytes(n), res.kernel.median);
+    res.min_bytes = min_bytes(n);
+    res.flops = static_cast<double>(n);
     res.notes.push_back("input read only; the int64 total is finished on the device");
   }
 

@@ -43,6 +43,8 @@ def reason_of(output):
         return "no GPU", None
     if re.search(r"device memory|bytes free|too little memory", output):
         return "too little memory", None
+    if "covered by the run without a profile" in output:
+        return "covered by the run without a profile", None
     m = re.search(r"(\w+) is not installed", output)
     if m:
         return f"{m.group(1)} not installed", None

@@ -164,17 +164,28 @@ int run(const Step& step, int argc, char** argv) {
   else needs.host += img;
   ladder::require_memory(needs, what);
 
-  // The ceiling first, on its own buffers (freed again), before this step's buffers exist:
-  // the copy ceiling, and the single-pass floor it implies (8 bytes per pixel at copy speed).
+  // The ceiling first, on its own buffers (freed again), before this step's buffers exist: the
+  // roofline of the problem. A pixel must be read once and written once (8 bytes at the copy
+  // ceiling: the single-pass floor) and needs 2K FMAs (K per pass, at the measured FMA rate); the
+  // larger of the two times is the floor, so a long kernel (K >= 63 on an H100) is judged against
+  // arithmetic, a short one against bandwidth.
   const ladder::TimingPlan plan = ladder::TimingPlan::from(opt);
+  res.min_bytes = min_bytes(width, height);
+  res.flops = 4.0 * static_cast<double>(k) * static_cast<double>(n);  // 2K FMAs per pixel
+  res.compute = "fp32";
   if (opt.ceiling && res.device.present) {
-    const ladder::Ceiling copy = ladder::measure_copy_ceiling(res.device, plan);
+    const ladder::Ceiling copy = ladder::measure_copy_ceiling(res.device, plan, 4.0 * double(n), 4.0 * double(n));
+    const ladder::Ceiling fma = ladder::measure_fma_ceiling(res.device, plan);
+    const double bandwidth_gpix = copy.value / 8.0, fma_gpix = fma.value / (4.0 * k);
     ladder::Ceiling floor;
-    floor.name = "single-pass floor: " + copy.name + " / 8 B per pixel";
+    floor.name = bandwidth_gpix <= fma_gpix ? "roofline: single-pass floor (" + copy.name + " / 8 B per pixel)"
+                                            : "roofline: FMA floor (" + fma.name + " / " + std::to_string(2 * k) + " FMAs per pixel)";
     floor.unit = "GPix/s";
-    floor.value = copy.value / 8.0;
-    floor.detail = copy.detail;
+    floor.value = std::min(bandwidth_gpix, fma_gpix);
+    floor.detail = copy.detail + "; " + fma.detail;
     res.ceiling = floor;
+    res.extras.push_back({"fma_ceiling_gflops", fma.value, "GFLOP/s, the FMA rate measured in this process"});
+    res.extras.push_back({"fma_floor_gpix_s", fma_gpix, "GPix/s (2K FMAs per pixel at the measured FMA rate)"});
     res.extras.push_back({"copy_ceiling_gbps", copy.value, "GB/s, the copy ceiling in this process"});
     res.extras.push_back({"single_pass_floor_gpix_s", copy.value / 8.0,
                           "GPix/s (8 B per pixel at copy speed: read once, write once)"});

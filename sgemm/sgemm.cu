@@ -219,21 +219,30 @@ ladder::ErrorBound bound_vs_cublas(int64_t k) {
 namespace {
 // ((1 + u_t)^2 (1 + gamma'_K) - 1): the TF32 error factor of sgemm.cuh; past K u_acc = 1/4 gamma'_K
 // keeps growing linearly, with its denominator held at 3/4 (as the fp32 bounds hold c).
-double tf32_factor(int64_t k) {
+double tf32_factor(int64_t k, Tf32Input input) {
+  const double ut = input == Tf32Input::rounded ? kTf32InputEps / 2 : kTf32InputEps;
   const double ku = static_cast<double>(k) * kTf32AccumEps, gamma = ku / (1.0 - std::min(ku, 0.25));
-  const double in = (1.0 + kTf32InputEps) * (1.0 + kTf32InputEps);
+  const double in = (1.0 + ut) * (1.0 + ut);
   return in * (1.0 + gamma) - 1.0;
 }
 }  // namespace
 
-ladder::ErrorBound bound_tf32_vs_exact(int64_t k) {
+ladder::ErrorBound bound_tf32_vs_exact(int64_t k, Tf32Input input) {
   const double kd = static_cast<double>(k);
-  return {kd, ladder::kFloatEps, 1.01 * tf32_factor(k) / (kd * ladder::kFloatEps)};
+  return {kd, ladder::kFloatEps, 1.01 * tf32_factor(k, input) / (kd * ladder::kFloatEps)};
 }
 
-ladder::ErrorBound bound_tf32_vs_cublas(int64_t k) {
+ladder::ErrorBound bound_tf32_vs_cublas(int64_t k, Tf32Input input) {
   const double kd = static_cast<double>(k), ku = k_u(k), gamma = ku / (1.0 - ku);
-  return {kd, ladder::kFloatEps, (tf32_factor(k) + gamma) / (1.0 - gamma) / (kd * ladder::kFloatEps)};
+  return {kd, ladder::kFloatEps, (tf32_factor(k, input) + gamma) / (1.0 - gamma) / (kd * ladder::kFloatEps)};
+}
+
+ladder::ErrorBound exact_bound(int64_t k) { return {static_cast<double>(k), ladder::kFloatEps, 0.0}; }
+
+void fill_integers(float* values, int64_t count, uint64_t seed, uint64_t stream) {
+  ladder::fill_uniform(values, count, seed, stream, -kIntegerMax, kIntegerMax + 1.0f);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < count; ++i) values[i] = std::min(std::floor(values[i]), float(kIntegerMax));
 }
 
 // ---- cuBLAS ---------------------------------------------------------------------------------------
@@ -455,18 +464,6 @@ void to_double(const float* in, double* out, int64_t count) {
 
 constexpr int kSampledLines = 8;  // random rows (and columns) the CPU checks, besides the last one
 
-// The fp32 FMA peak: SMs x FP32 lanes per SM x 2 FLOP x the peak SM clock (cudaDevAttrClockRate, the
-// clock the GPU may boost to; under load it may run lower). 128 FP32 lanes per SM on sm_86 and later
-// (sm_90: 132 SMs x 128 x 2 x 1.98 GHz = 66.9 TFLOP/s on an H100 SXM); 64 on sm_60, sm_7x and sm_80.
-double fp32_peak_gflops(const ladder::DeviceInfo& dev) {
-  int khz = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev.index));
-  const bool half = dev.cc_major == 7 || (dev.cc_major == 8 && dev.cc_minor == 0) ||
-                    (dev.cc_major == 6 && dev.cc_minor == 0);
-  const double lanes = half ? 64.0 : 128.0;
-  return static_cast<double>(dev.sm_count) * lanes * 2.0 * static_cast<double>(khz) * 1e-6;
-}
-
 }  // namespace
 
 // ---- The run -----------------------------------------------------------------------------------------
@@ -489,18 +486,27 @@ int run(const Step& step, int argc, char** argv) {
   cli.add_size("m", &m, aat ? "rows of A; C is m x m" : "rows of A and C");
   if (!aat) cli.add_size("n", &n, "columns of B and C");
   cli.add_size("k", &k, aat ? "columns of A (the length of each dot product)" : "columns of A, rows of B");
-  cli.add_choice("init", &init, {"random", "analytic"},
-                 "inputs: uniform in [-1, 1) from --seed, or the post's A[i][j] = i + j, B[i][j] = i - j");
+  cli.add_choice("init", &init, {"random", "analytic", "integers"},
+                 "inputs: uniform in [-1, 1) from --seed; the post's A[i][j] = i + j, B[i][j] = i - j; or "
+                 "integers in [-8, 8] from --seed, exact in TF32 and fp32, C checked for equality");
   if (!aat) cli.add_text("tile", &tile, "tiling of a tunable step (BMxBNxBK_TMxTN); other steps take none");
   if (!cli.parse(argc, argv)) return ladder::kExitOk;
   const ladder::CommonOptions& opt = cli.common;
   if (aat) n = m;
   if (!tile.empty() && !step.tunable)
     throw ladder::UsageError(info.id + " is not tunable: it takes no --tile (only tunable steps do)");
-  const bool analytic = init == "analytic";
-  // The step's bounds: against the exact (fp64 CPU, closed form) and the cuBLAS fp32 reference.
-  const ladder::ErrorBound step_exact = tf32 ? bound_tf32_vs_exact(k) : bound_vs_exact(k);
-  const ladder::ErrorBound step_blas = tf32 ? bound_tf32_vs_cublas(k) : bound_vs_cublas(k);
+  const bool analytic = init == "analytic", integers = init == "integers";
+  // The step's bounds: against the exact (fp64 CPU, closed form) and the cuBLAS fp32 reference;
+  // equality for integer inputs, where every product and partial sum is exact (sgemm.cuh).
+  const ladder::ErrorBound step_exact = integers ? exact_bound(k)
+                                        : tf32   ? bound_tf32_vs_exact(k, step.tf32_input)
+                                                 : bound_vs_exact(k);
+  const ladder::ErrorBound step_blas = integers ? exact_bound(k)
+                                       : tf32   ? bound_tf32_vs_cublas(k, step.tf32_input)
+                                                : bound_vs_cublas(k);
+  if (integers && k > kMaxIntegerK)
+    throw ladder::UsageError("--init integers keeps every partial sum an exact float only up to k = " +
+                             std::to_string(kMaxIntegerK));
   if (analytic && !analytic_fits(m, n, k))
     throw ladder::UsageError("--init analytic needs every A[i][j] = i + j and B[i][j] = i - j to be an "
                              "exact float: m + k - 2, k - 1 and n - 1 at most 2^24");
@@ -541,12 +547,15 @@ int run(const Step& step, int argc, char** argv) {
 
   // The aat ladder's ceiling, the copy ceiling, on its own buffers before this step's exist.
   const ladder::TimingPlan plan = ladder::TimingPlan::from(opt);
-  if (aat && opt.ceiling) res.ceiling = ladder::measure_copy_ceiling(res.device, plan);
+  if (aat && opt.ceiling)
+    res.ceiling = ladder::measure_copy_ceiling(res.device, plan, 4.0 * double(m) * double(k), 4.0 * double(m) * double(m));
   // A skinny C = A·B (m or n at most kSkinny) is bound by bandwidth, not FMAs: each step is also
   // reported against A, B and C moved once at the copy ceiling's bandwidth (extra.pct_of_copy_bound).
   const bool skinny = !aat && (m <= kSkinny || n <= kSkinny);
   std::optional<ladder::Ceiling> copy;
-  if (skinny && opt.ceiling) copy = ladder::measure_copy_ceiling(res.device, plan);
+  if (skinny && opt.ceiling)
+    copy = ladder::measure_copy_ceiling(res.device, plan, 4.0 * (double(m) * double(k) + double(k) * double(n)),
+                                        4.0 * double(m) * double(n));
 
   // Step 2: the inputs.
   ladder::HostBuffer<float> hA(a_count), hB(b_count), hC(c_count);
@@ -554,6 +563,9 @@ int run(const Step& step, int argc, char** argv) {
     ladder::NvtxRange r("inputs");
     if (analytic) {
       fill_analytic(hA.get(), hB.get(), m, n, k);
+    } else if (integers) {
+      fill_integers(hA.get(), a_count, opt.seed, 1);
+      if (!aat) fill_integers(hB.get(), b_count, opt.seed, 2);
     } else {
       ladder::fill_uniform(hA.get(), a_count, opt.seed, 1, -1.f, 1.f);
       if (!aat) ladder::fill_uniform(hB.get(), b_count, opt.seed, 2, -1.f, 1.f);
@@ -589,7 +601,7 @@ int run(const Step& step, int argc, char** argv) {
     ladder::NvtxRange r("cuBLAS reference and magnitudes");
     blas_gemm(dA.get(), d_right, dX.get(), m, n, k, stream);
     read_back(dX);
-    ladder::VerifyReport own = cpu->check(hC.get(), bound_vs_exact(k));
+    ladder::VerifyReport own = cpu->check(hC.get(), integers ? exact_bound(k) : bound_vs_exact(k));
     ladder::require_correct_ceiling(own, "cuBLAS SGEMM (the reference)");
     blas_ref.resize(static_cast<size_t>(c_count));
     to_double(hC.get(), blas_ref.data(), c_count);
@@ -634,12 +646,14 @@ int run(const Step& step, int argc, char** argv) {
   const double ms = res.kernel.median;
   if (aat) {
     res.metric_value = ladder::gbps(aat_min_bytes(m, k), ms);
+    res.min_bytes = aat_min_bytes(m, k);
+    res.flops = flops(m, m, k);
     res.extras.push_back({"gflops", flops(m, m, k) / (ms * 1e6), "GFLOP/s"});
   } else {
     res.metric_value = flops(m, n, k) / (ms * 1e6);
-    const double peak = fp32_peak_gflops(res.device);
-    res.extras.push_back({"fp32_peak_gflops", peak, "GFLOP/s fp32 FMA peak (SMs x FP32 lanes x 2 x peak SM clock)"});
-    res.extras.push_back({"pct_of_fp32_peak", 100.0 * res.metric_value / peak, "% of the fp32 FMA peak"});
+    res.min_bytes = 4.0 * (double(m) * double(k) + double(k) * double(n) + double(m) * double(n));
+    res.flops = flops(m, n, k);
+    res.compute = tf32 ? "tf32" : "fp32";  // the record's pct_of_spec_fp32 or pct_of_spec_tf32
     if (copy) {
       const double bytes = 4.0 * (double(m) * double(k) + double(k) * double(n) + double(m) * double(n));
       const double floor_ms = bytes / (copy->value * 1e6);
@@ -706,6 +720,7 @@ int run(const Step& step, int argc, char** argv) {
                         (tf32 ? " (the TF32 bound: inputs cut to 10 mantissa bits, sgemm.cuh)" : ""));
   }
   if (analytic) res.notes.push_back("inputs: the post's A[i][j] = i + j, B[i][j] = i - j");
+  if (integers) res.notes.push_back("inputs: integers in [-8, 8]; every product and partial sum exact, C checked for equality");
   // What the step chose for this GPU and shape (its describe hook), or the --tile it was given.
   if (step.describe) res.choice = step.describe(g);
   else if (step.tunable) res.choice = tile.empty() ? std::string("the step's default") : tile + " (--tile)";

@@ -51,6 +51,12 @@ struct Aat {
 // timed against cuBLAS with CUBLAS_COMPUTE_32F_FAST_TF32).
 enum class Math { fp32, tf32 };
 
+// How a tf32 step's inputs become TF32, which sets its bound's unit roundoff u_t: cut (the tensor
+// cores read fp32 bits and ignore the low 13: |rel. error| < 2^-10; wgmma, mma.sync on raw bits,
+// and cuBLAS, whose conversion is not documented) or rounded to nearest (cvt.rna.tf32.f32 or
+// wmma::__float_to_tf32: |rel. error| <= 2^-11).
+enum class Tf32Input { cut, rounded };
+
 using LaunchFn = void (*)(const Gemm& g);
 using AatLaunchFn = void (*)(const Aat& a);
 
@@ -75,6 +81,7 @@ struct Step {
   std::string (*describe)(const Gemm& g) = nullptr;
   Math math = Math::fp32;  // tf32: the tf32 series (the TF32 bound and ceiling; describe -> "choice")
   void (*require_size)(const Gemm& g) = nullptr;
+  Tf32Input tf32_input = Tf32Input::cut;  // tf32 steps: which u_t bounds them
 };
 
 }  // namespace sgemm
@@ -232,8 +239,8 @@ ladder::ErrorBound bound_vs_cublas(int64_t k);
 
 // The TF32 bounds (the tf32 series). The tensor cores read each fp32 input as TF32 (1 + 10 mantissa
 // bits): rounded to nearest (cvt.rna.tf32.f32, |rel. error| <= 2^-11) or, where the hardware reads
-// fp32 bits straight from shared memory (wgmma, cuBLAS), cut (|rel. error| < 2^-10). The bound takes
-// u_t = 2^-10 so it holds for both. The product of two TF32 values (11 x 11 significant bits) is
+// fp32 bits straight from shared memory (wgmma, cuBLAS), cut (|rel. error| < 2^-10): each step is
+// bounded with the u_t of its own conversion (Step::tf32_input). The product of two TF32 values (11 x 11 significant bits) is
 // exact in fp32; the K products are summed in fp32 inside the tensor core, which aligns and truncates
 // (round toward zero: u_acc = 2^-23 per addition, twice fp32's 2^-24). So, against the exact sum:
 //   |got - exact| <= ((1 + u_t)^2 (1 + gamma'_K) - 1) (|A|·|B|)ij,  gamma'_K = K u_acc / (1 - K u_acc)
@@ -242,10 +249,23 @@ ladder::ErrorBound bound_vs_cublas(int64_t k);
 // reference. Against cuBLAS fp32 (the harness's whole-C reference): the TF32 bound plus cuBLAS's own
 // gamma_K, over (1 - gamma_K) for the computed magnitudes. Past K u_acc = 1/4 (K = 2^21) the
 // denominator of gamma'_K stays at 3/4, as the fp32 bounds' c does.
-ladder::ErrorBound bound_tf32_vs_exact(int64_t k);
-ladder::ErrorBound bound_tf32_vs_cublas(int64_t k);
-// u_t and u_acc above.
+// The K-independent 2 u_t term dominates at large K: one missing product of a random K = 4096 sum
+// moves it by ~1/K of the magnitude, under the ~2 u_t allowed. --init integers closes that hole:
+// small integers (|x| <= 8) are exact in TF32 and fp32, their products and every partial sum (below
+// 64 K <= 2^24) too, so C is known exactly and checked for equality (exact_bound): any missing or
+// doubled term fails, at any K the mode accepts (kMaxIntegerK).
+ladder::ErrorBound bound_tf32_vs_exact(int64_t k, Tf32Input input = Tf32Input::cut);
+ladder::ErrorBound bound_tf32_vs_cublas(int64_t k, Tf32Input input = Tf32Input::cut);
+// u_t (cut; rounded is half of it) and u_acc above.
 constexpr double kTf32InputEps = 1.0 / 1024.0;              // 2^-10
 constexpr double kTf32AccumEps = 1.0 / (1024.0 * 8192.0);   // 2^-23
+
+// --init integers: A and B uniform integers in [-kIntegerMax, kIntegerMax]; K up to kMaxIntegerK
+// keeps every partial sum of K products (|.| <= kIntegerMax^2 each) exact in fp32.
+constexpr int kIntegerMax = 8;
+constexpr int64_t kMaxIntegerK = (int64_t(1) << 24) / (kIntegerMax * kIntegerMax) - 1;  // 262,143
+// Equality: |got - ref| <= 0.
+ladder::ErrorBound exact_bound(int64_t k);
+void fill_integers(float* values, int64_t count, uint64_t seed, uint64_t stream);
 
 }  // namespace sgemm

@@ -111,7 +111,9 @@ void launch(const Gemm& g) {
 
 std::string describe(const Gemm&) { return "64x64x32 block tile, 4 warps of 32x32 (fixed)"; }
 
-const Step kStep{"sgemm/tf32_01_wmma", launch, nullptr, false, nullptr, describe, Math::tf32};
+// Rounded to nearest on the way in (wmma::__float_to_tf32): bounded with u_t = 2^-11.
+const Step kStep{"sgemm/tf32_01_wmma", launch, nullptr, false, nullptr, describe, Math::tf32, nullptr,
+                 Tf32Input::rounded};
 LADDER_STEP(kStep);
 
 }  // namespace sgemm::tf32_wmma

@@ -1,5 +1,6 @@
 // CPU-only tests of common/: the CLI, statistics and the timing loop, the verifier, the JSON record,
 // the .npy writer, the seeded fills, the memory guard and the exit-code mapping.
+#include "common/activity.h"
 #include "common/buffers.h"
 #include "common/check.h"
 #include "common/cli.h"
@@ -517,6 +518,18 @@ TEST(ExitCodes, CudaCheckThrowsNamingTheCall) {
     EXPECT_NE(what.find("cudaErrorInvalidValue"), std::string::npos) << what;
     EXPECT_NE(what.find("cpu_common_test.cpp"), std::string::npos) << what;
   }
+}
+
+// kernel_ms is the union of a region's activity intervals (common/activity.h): overlapping work
+// (streams) counts once, gaps between launches not at all.
+TEST(GpuActivity, UnionOfIntervals) {
+  EXPECT_EQ(ladder::union_ns({}), 0u);
+  EXPECT_EQ(ladder::union_ns({{10, 20}}), 10u);
+  EXPECT_EQ(ladder::union_ns({{10, 20}, {30, 45}}), 25u);        // a gap: not counted
+  EXPECT_EQ(ladder::union_ns({{10, 30}, {20, 40}}), 30u);        // overlap: counted once
+  EXPECT_EQ(ladder::union_ns({{20, 40}, {10, 15}, {12, 25}}), 30u);  // unsorted, chained
+  EXPECT_EQ(ladder::union_ns({{10, 50}, {20, 30}}), 40u);        // nested
+  EXPECT_EQ(ladder::union_ns({{10, 10}, {5, 4}}), 0u);           // empty and reversed ignored
 }
 
 }  // namespace

@@ -469,6 +469,86 @@ TEST(SgemmTf32Bound, RejectsSwappedKColumnsWithinATile) {
   }
 }
 
+// The magnitude bound's blind spot, and the exact mode that closes it. At K = 4096 a sum that lost
+// its last three products moves by ~3/K of its magnitude, under the ~2 u_t the TF32 bound allows:
+// the random-input check passes it (shown, so the gap is on record). With --init integers
+// (|x| <= 8) every product and partial sum is exact, C is known exactly, and the equality check
+// (exact_bound) catches a dropped last k-tile, or a single dropped product, at K = 4096 and 8191.
+struct IntegerCase {
+  int64_t m, n, k;
+  std::vector<float> a, b;
+  std::vector<double> ref, mag;
+  IntegerCase(int64_t m_, int64_t n_, int64_t k_, uint64_t seed) : m(m_), n(n_), k(k_), a(m_ * k_), b(k_ * n_) {
+    sgemm::fill_integers(a.data(), m * k, seed, 1);
+    sgemm::fill_integers(b.data(), k * n, seed, 2);
+    ref.assign(m * n, 0.0);
+    mag.assign(m * n, 0.0);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t p = 0; p < k; ++p) {
+          ref[i * n + j] += double(a[i * k + p]) * b[p * n + j];
+          mag[i * n + j] += std::fabs(double(a[i * k + p]) * b[p * n + j]);
+        }
+  }
+  // A TF32 kernel's sum in fp32, k-tiles of 32, the products from `first` to `last` (exclusive) left out.
+  std::vector<float> run(int64_t first_dropped, int64_t last_dropped) const {
+    std::vector<float> c(m * n);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float acc = 0;
+        for (int64_t t0 = 0; t0 < k; t0 += 32) {
+          float part = 0;
+          for (int64_t p = t0; p < std::min(k, t0 + 32); ++p)
+            if (p < first_dropped || p >= last_dropped) part += tf32_cut(a[i * k + p]) * tf32_cut(b[p * n + j]);
+          acc += part;
+        }
+        c[i * n + j] = acc;
+      }
+    return c;
+  }
+  bool passes(const std::vector<float>& c, const ladder::ErrorBound& bound) const {
+    return ladder::verify_bounded(c.data(), ref.data(), mag.data(), m * n, bound, {m, n}).ok;
+  }
+};
+
+TEST(SgemmTf32Bound, RandomInputsAreBlindToAFewMissingTermsAtLargeK) {
+  const Tf32Case c(16, 16, 4096, 71);
+  std::vector<float> got(16 * 16);
+  for (int64_t i = 0; i < 16; ++i)
+    for (int64_t j = 0; j < 16; ++j) {
+      float acc = 0;
+      for (int64_t p = 0; p < 4096 - 3; ++p) acc += tf32_cut(c.a[i * 4096 + p]) * tf32_cut(c.b[p * 16 + j]);
+      got[i * 16 + j] = acc;
+    }
+  EXPECT_TRUE(c.passes(got, sgemm::bound_tf32_vs_exact(4096))) << "the magnitude bound now sees 3 missing terms";
+}
+
+TEST(SgemmTf32Bound, IntegerInputsCatchAMissingKTileAtAnyK) {
+  for (int64_t k : {int64_t(4096), int64_t(8191)}) {
+    const IntegerCase c(8, 8, k, 80 + k);
+    const int64_t last_tile = (k - 1) / 32 * 32;
+    EXPECT_TRUE(c.passes(c.run(k, k), sgemm::exact_bound(k))) << "k=" << k << ": every term kept";
+    EXPECT_FALSE(c.passes(c.run(last_tile, k), sgemm::exact_bound(k))) << "k=" << k << ": last k-tile dropped";
+    EXPECT_FALSE(c.passes(c.run(k - 1, k), sgemm::exact_bound(k))) << "k=" << k << ": last product dropped";
+    // The same kernels against the TF32 magnitude bound: the whole tile is caught, one product is not.
+    EXPECT_TRUE(c.passes(c.run(k - 1, k), sgemm::bound_tf32_vs_exact(k))) << "k=" << k;
+  }
+  std::vector<float> v(1000);  // the inputs: integers in [-8, 8], mostly not zero
+  sgemm::fill_integers(v.data(), 1000, 5, 1);
+  for (float x : v) ASSERT_TRUE(x == std::floor(x) && x >= -8 && x <= 8) << x;
+  EXPECT_GT(std::count_if(v.begin(), v.end(), [](float x) { return x != 0; }), 800);
+}
+
+TEST(SgemmTf32Bound, RoundedInputsAreBoundWithHalfTheUnitRoundoff) {
+  for (int64_t k : {int64_t(1), int64_t(256), int64_t(4096)}) {
+    const ladder::ErrorBound cut = sgemm::bound_tf32_vs_exact(k, sgemm::Tf32Input::cut);
+    const ladder::ErrorBound rounded = sgemm::bound_tf32_vs_exact(k, sgemm::Tf32Input::rounded);
+    EXPECT_LT(rounded.c, cut.c) << "k=" << k;
+    const Tf32Case c(16, 16, k, 90 + k);
+    EXPECT_TRUE(c.passes(c.run(tf32_round), rounded)) << "k=" << k;
+  }
+}
+
 TEST(SgemmTf32Bound, ConstantsFollowFromTheModel) {
   const double u = ladder::kFloatEps;
   // (1 + 2^-10)^2 (1 + gamma'_K) - 1 at K = 4096: 2^-9 + 2^-20 + 4096 2^-23 (1 + ...) ~= 2.44e-3.

@@ -37,6 +37,26 @@ TEST_P(GpuContract, MissingDeviceIndexExitsTwo) {
   EXPECT_NE(r.output.find("--device " + missing), std::string::npos) << r.output;
 }
 
+// kernel_ms (the GPU's own records, CUPTI) against an independent measure: CUDA events around one
+// long kernel (step 05 at 4096^3, ~5 ms), where launch overhead is a few microseconds. The two must
+// agree within 3%, and the GPU's time can only be the shorter.
+TEST(KernelTime, AgreesWithEventsAroundALongKernel) {
+  REQUIRE_GPU();
+  const std::string id = "sgemm/05_2d_blocktiling";
+  if (ladder_test::step_path(id).empty()) GTEST_SKIP() << id << " is not in this build";
+  const auto r = ladder_test::run_step(id, {"--json", "--no-ceiling", "--no-verify", "--reps", "5", "--warmup", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_NE(r.json.find("\"kernel_ms_source\":\"cupti\""), std::string::npos)
+      << "CUPTI did not time this run (a profiler or sanitizer holding it?): " << r.json;
+  const size_t call = r.json.find("\"call_ms\":");
+  ASSERT_NE(call, std::string::npos) << r.json;
+  const double kernel = ladder_test::json_number(r.json, "median");  // the first median: kernel_ms
+  const double events = ladder_test::json_number(r.json.substr(call), "median");
+  EXPECT_GT(kernel, 0.0) << r.json;
+  EXPECT_LE(kernel, events * 1.001) << r.json;
+  EXPECT_NEAR(kernel, events, 0.03 * events) << r.json;
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSteps, GpuContract, testing::ValuesIn(ladder_test::all_steps()),
                          [](const testing::TestParamInfo<std::string>& p) {
                            return ladder_test::param_name(p.param, folder_of(p.param));

@@ -305,6 +305,24 @@ TEST(SgemmPipelinedGpu, RulePicksTheMeasuredTilesOnAnH100) {
   }
 }
 
+// --init integers: every product and partial sum exact, so C is checked for equality (sgemm.cuh):
+// a kernel that drops or doubles one k-term fails at any K, where the TF32 magnitude bound cannot
+// see it (SgemmTf32Bound). K = 4096 and 8191 (a last k-tile of 31), every main and tf32 step.
+class SgemmIntegersGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
+
+TEST_P(SgemmIntegersGpu, AreExact) {
+  REQUIRE_GPU();
+  const auto& [id, s] = GetParam();
+  run_and_check(id, s, false, {"--init", "integers"});
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSteps, SgemmIntegersGpu,
+                         testing::Combine(testing::ValuesIn(series_steps(false)),
+                                          testing::Values(Shape{64, 96, 4096}, Shape{67, 45, 8191})),
+                         [](const testing::TestParamInfo<SgemmIntegersGpu::ParamType>& p) {
+                           return ladder_test::param_name(std::get<0>(p.param), shape_name(std::get<1>(p.param), false));
+                         });
+
 class SgemmAnalyticGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
 
 TEST_P(SgemmAnalyticGpu, MatchesTheClosedForm) {

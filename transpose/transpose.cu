@@ -95,7 +95,7 @@ int run(const Step& step, int argc, char** argv) {
 
   // The ceiling first, on its own buffers (freed again), before this step's buffers exist.
   const ladder::TimingPlan plan = ladder::TimingPlan::from(opt);
-  if (opt.ceiling) res.ceiling = ladder::measure_copy_ceiling(res.device, plan);
+  if (opt.ceiling) res.ceiling = ladder::measure_copy_ceiling(res.device, plan, min_bytes(rows, cols) / 2, min_bytes(rows, cols) / 2);
 
   // Step 2: input and reference.
   ladder::HostBuffer<float> h_in(n), h_out(n), ref;
@@ -131,6 +131,7 @@ int run(const Step& step, int argc, char** argv) {
     ladder::write_npy(opt.dump_dir, "out", h_out.get(), out_shape);
   });
   res.metric_value = ladder::gbps(min_bytes(rows, cols), res.kernel.median);
+  res.min_bytes = min_bytes(rows, cols);  // no arithmetic: flops stay 0
 
   // Step 5: the copy engine's D2D copy of the same bytes, on the same buffers, timed the same way
   // (the ceiling step always; every step when the ceiling is measured). The ceiling is a DRAM

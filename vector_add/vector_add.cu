@@ -89,7 +89,7 @@ int run(const Step& step, int argc, char** argv) {
 
   // The ceilings first, on their own buffers (freed again), before the step's memory state exists.
   if (opt.ceiling && res.device.present) {
-    res.ceiling = ladder::measure_copy_ceiling(res.device, plan);
+    res.ceiling = ladder::measure_copy_ceiling(res.device, plan, 8.0 * static_cast<double>(n), 4.0 * static_cast<double>(n));
     if (on_gpu) {
       ladder::TransferBandwidth t = ladder::measure_pinned_transfers(size_t(256) << 20, plan);
       res.extras.push_back({"pinned_h2d_gbps", t.h2d_gbps, "GB/s pinned host->device, 256 MiB"});
@@ -136,6 +136,10 @@ int run(const Step& step, int argc, char** argv) {
     loop.check = check_host_result;
     res.kernel = ladder::measure_phase(res, loop, opt, dump);
     res.metric_value = ladder::gbps(min_bytes(n), res.kernel.median);
+  res.min_bytes = min_bytes(n);
+  res.flops = static_cast<double>(n);  // one add per element
+    res.min_bytes = min_bytes(n);
+    res.flops = static_cast<double>(n);
     res.notes.push_back("host memory: pageable; the copy ceiling is the GPU's, for scale");
     return ladder::finish(res, opt);
   }
@@ -190,6 +194,8 @@ int run(const Step& step, int argc, char** argv) {
   };
   res.kernel = ladder::measure_phase(res, kernel, opt, dump);
   res.metric_value = ladder::gbps(min_bytes(n), res.kernel.median);
+  res.min_bytes = min_bytes(n);
+  res.flops = static_cast<double>(n);  // one add per element
 
   // Step 4: end to end, host inputs -> host result, on the host clock. Before every run the
   // managed inputs are rewritten on the host, which moves their pages back there.
