@@ -138,8 +138,11 @@ GpuActivity& GpuActivity::get() {
 GpuActivity::GpuActivity() {
 #if LADDER_HAVE_CUPTI
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  // The API kinds too: CUPTI writes an external correlation record beside each API record, so
+  // without them no record would name its region.
   for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                  CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION})
+                                  CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+                                  CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION})
     if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(kind);
   available_ = r == CUPTI_SUCCESS;
   if (!available_) why_ = "CUPTI could not start (" + cupti_error(r) + "): a profiler or sanitizer may hold it";
@@ -151,6 +154,7 @@ GpuActivity::GpuActivity() {
 uint64_t GpuActivity::open_region() {
   if (!available_) return 0;
   open_ = next_region_++;
+  window_[open_] = {now_ns(), 0};
 #if LADDER_HAVE_CUPTI
   if (cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, open_) != CUPTI_SUCCESS) {
     available_ = false;
@@ -168,6 +172,11 @@ void GpuActivity::close_region() {
   cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
 #endif
   open_ = 0;
+}
+
+void GpuActivity::region_finished(uint64_t region) {
+  auto it = window_.find(region);
+  if (it != window_.end()) it->second.second = now_ns();
 }
 
 void GpuActivity::flush() {
@@ -199,8 +208,18 @@ std::vector<double> GpuActivity::busy_ms(const std::vector<uint64_t>& regions) {
     if (it != spans.end() && r.region != 0 && r.kind != ActivityRecord::host_range)
       it->second.emplace_back(r.start_ns, r.end_ns);
   }
+  std::vector<ActivityRecord> all;
   for (size_t i = 0; i < regions.size(); ++i) {
-    const auto& v = spans[regions[i]];
+    std::vector<std::pair<uint64_t, uint64_t>> v = spans[regions[i]];
+    const auto w = window_.find(regions[i]);
+    if (v.empty() && w != window_.end() && w->second.second > w->second.first) {
+      // No record names the region (a CUPTI that writes no external correlation for this API):
+      // the records that ran between its opening and the moment its work was known complete.
+      if (all.empty()) all = records();
+      for (const ActivityRecord& r : all)
+        if (r.kind != ActivityRecord::host_range && r.start_ns >= w->second.first && r.end_ns <= w->second.second)
+          v.emplace_back(r.start_ns, r.end_ns);
+    }
     if (regions[i] != 0 && !v.empty()) ms[i] = union_ns(v) * 1e-6;
   }
   return ms;

@@ -19,7 +19,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ladder {
@@ -40,12 +42,17 @@ class GpuActivity {
   static GpuActivity& get();
 
   bool available() const { return available_; }
+  // A timed repetition without records: the events timed it (why_unavailable says so).
+  void note_incomplete() { why_ = "a timed repetition had no activity record"; }
   const std::string& why_unavailable() const { return why_; }
 
   // Tags every CUDA call of this thread until close_region(); returns the region's id (0 when
   // CUPTI is unavailable). Regions do not nest.
   uint64_t open_region();
   void close_region();
+  // Called once the region's work is known complete (after the stream's event): the end of the
+  // time window its records must lie in, used only where no record names the region.
+  void region_finished(uint64_t region);
 
   // The GPU time of each closed region in ms: the union of its records' intervals. NaN for a
   // region when CUPTI is unavailable or it has no record (nothing was launched, a record was lost).
@@ -71,6 +78,7 @@ class GpuActivity {
   std::string why_;
   uint64_t next_region_ = 1;
   uint64_t open_ = 0;
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> window_;  // region -> (opened, finished) ns
 };
 
 // The union of intervals' total length in ns (overlaps counted once).

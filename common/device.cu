@@ -165,6 +165,25 @@ __global__ void __launch_bounds__(THREADS) copy_chunk(const float4* __restrict__
     if (base + u * THREADS < n4) dst[base + u * THREADS] = v[u];
 }
 
+// out = a + b in chunks like copy_chunk: two streams read for one written, the mix of a step that
+// reads twice what it writes (vector_add), which DRAM serves faster than a copy's 1:1.
+template <int THREADS, int PER_THREAD>
+__global__ void __launch_bounds__(THREADS) add_chunk(const float4* __restrict__ a, const float4* __restrict__ b,
+                                                     float4* __restrict__ out, int64_t n4) {
+  const int64_t base = static_cast<int64_t>(blockIdx.x) * THREADS * PER_THREAD + threadIdx.x;
+  float4 x[PER_THREAD], y[PER_THREAD];
+#pragma unroll
+  for (int u = 0; u < PER_THREAD; ++u)
+    if (base + u * THREADS < n4) {
+      x[u] = a[base + u * THREADS];
+      y[u] = b[base + u * THREADS];
+    }
+#pragma unroll
+  for (int u = 0; u < PER_THREAD; ++u)
+    if (base + u * THREADS < n4)
+      out[base + u * THREADS] = make_float4(x[u].x + y[u].x, x[u].y + y[u].y, x[u].z + y[u].z, x[u].w + y[u].w);
+}
+
 // Reads n4 float4 (grid-stride, 4 in flight per thread) and writes one sum per block: the read
 // bandwidth a step that writes almost nothing can reach.
 __global__ void __launch_bounds__(256) read_float4(const float4* __restrict__ src, int64_t n4, float* __restrict__ sums) {
@@ -183,6 +202,21 @@ __global__ void __launch_bounds__(256) read_float4(const float4* __restrict__ sr
   atomicAdd(&block_sum, acc);
   __syncthreads();
   if (threadIdx.x == 0) sums[blockIdx.x] = block_sum;
+}
+
+// Reads THREADS x PER_THREAD float4 per block, all loads in flight before the first add, and writes
+// one float per block: the read side's counterpart of copy_chunk.
+template <int THREADS, int PER_THREAD>
+__global__ void __launch_bounds__(THREADS) read_chunk(const float4* __restrict__ src, int64_t n4, float* __restrict__ sums) {
+  const int64_t base = static_cast<int64_t>(blockIdx.x) * THREADS * PER_THREAD + threadIdx.x;
+  float4 v[PER_THREAD];
+#pragma unroll
+  for (int u = 0; u < PER_THREAD; ++u) v[u] = base + u * THREADS < n4 ? src[base + u * THREADS] : make_float4(0, 0, 0, 0);
+  float acc = 0;
+#pragma unroll
+  for (int u = 0; u < PER_THREAD; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
+  for (int offset = 16; offset > 0; offset /= 2) acc += __shfl_down_sync(0xffffffffu, acc, offset);
+  if (threadIdx.x % 32 == 0 && acc == 12345.0f) sums[blockIdx.x % 1024] = acc;  // keeps the loads; never true here
 }
 
 }  // namespace
@@ -313,7 +347,7 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, doub
   require_memory(needs, "the copy ceiling");
   DeviceBuffer<float4> src(static_cast<int64_t>(bytes / 16)), dst(static_cast<int64_t>(bytes / 16));
   CUDA_CHECK(cudaMemset(src.get(), 0x3C, bytes));  // nonzero data; the copy does not care
-  DeviceBuffer<float> sums(resident_blocks(dev, 256));
+  DeviceBuffer<float> sums(std::max(resident_blocks(dev, 256), 1024));
   Stream s;
   const int64_t n4 = static_cast<int64_t>(bytes / 16);
 
@@ -348,13 +382,33 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, doub
   chunks(copy_chunk<128, 8>, 128, 8, "chunks 128 x 8 float4");
   chunks(copy_chunk<256, 4>, 256, 4, "chunks 256 x 4 float4");
   chunks(copy_chunk<512, 2>, 512, 2, "chunks 512 x 2 float4");
+  // A step that reads about twice what it writes (vector_add) is held to the best add too: a
+  // 2:1 mix, which DRAM serves faster than a copy's 1:1.
+  if (read_bytes >= 1.5 * write_bytes) {
+    const int64_t half = n4 / 2;  // a and b: the two halves of src; out: the first half of dst
+    auto adds = [&](auto kernel, int threads, int per_thread, const char* name) {
+      const int64_t blocks = (half + int64_t(threads) * per_thread - 1) / (int64_t(threads) * per_thread);
+      time(name, 3.0 * 16 * half, [&] {
+        kernel<<<static_cast<unsigned>(blocks), threads, 0, s>>>(src.get(), src.get() + half, dst.get(), half);
+        CUDA_CHECK_LAUNCH();
+      });
+    };
+    adds(add_chunk<512, 2>, 512, 2, "add 2:1, chunks 512 x 2 float4");
+    adds(add_chunk<256, 4>, 256, 4, "add 2:1, chunks 256 x 4 float4");
+  }
   // A step that mostly reads (under 5% of its bytes written) is held to the best read too.
   const bool reads = write_bytes < 0.05 * (read_bytes + write_bytes);
-  if (reads)
-    time("read (float4 sum)", 2.0 * bytes, [&] {
-      read_float4<<<resident, 256, 0, s>>>(src.get(), 2 * n4, sums.get());  // both buffers: 2 x bytes read
+  if (reads) {
+    time("read (float4 sum)", 1.0 * bytes, [&] {
+      read_float4<<<resident, 256, 0, s>>>(src.get(), n4, sums.get());
       CUDA_CHECK_LAUNCH();
     });
+    const int64_t blocks = (n4 + 512 * 4 - 1) / (512 * 4);
+    time("read, chunks 512 x 4 float4", 1.0 * bytes, [&] {
+      read_chunk<512, 4><<<static_cast<unsigned>(blocks), 512, 0, s>>>(src.get(), n4, sums.get());
+      CUDA_CHECK_LAUNCH();
+    });
+  }
 
   Ceiling c;
   c.unit = "GB/s";
@@ -362,7 +416,7 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, doub
   for (const Tried& t : tried) {
     if (t.gbps > c.value) {
       c.value = t.gbps;
-      c.name = std::string(reads ? "bandwidth" : "copy") + " (" + t.name + ")";
+      c.name = std::string(reads || t.name.rfind("add", 0) == 0 ? "bandwidth" : "copy") + " (" + t.name + ")";
     }
     char buf[96];
     std::snprintf(buf, sizeof buf, "%s%s %.0f", all.empty() ? "" : ", ", t.name.c_str(), t.gbps);
@@ -374,16 +428,23 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, doub
   return c;
 }
 
+namespace {
+// SMs x peak SM clock x FLOP per SM and clock, in GFLOP/s.
+double spec_gflops(const DeviceInfo& dev, double flop_per_sm_clock) {
+  return dev.sm_count * flop_per_sm_clock * dev.sm_clock_mhz * 1e-3;
+}
+int cc_of(const DeviceInfo& dev) { return dev.cc_major * 10 + dev.cc_minor; }
+}  // namespace
+
 double spec_fp32_gflops(const DeviceInfo& dev) {
-  const int cc = dev.cc_major * 10 + dev.cc_minor;
-  const double lanes = (cc == 60 || cc == 70 || cc == 72 || cc == 75 || cc == 80) ? 64.0 : 128.0;
-  return dev.sm_count * lanes * 2.0 * dev.sm_clock_mhz * 1e-3;
+  const int cc = cc_of(dev);
+  const bool half = cc == 60 || cc == 70 || cc == 72 || cc == 75 || cc == 80;  // 64 FMA lanes per SM
+  return spec_gflops(dev, half ? 128.0 : 256.0);
 }
 
 double spec_tf32_gflops(const DeviceInfo& dev) {
-  const int cc = dev.cc_major * 10 + dev.cc_minor;
-  const double per_sm_clock = cc == 80 ? 1024.0 : cc == 90 ? 2048.0 : 0.0;
-  return dev.sm_count * per_sm_clock * dev.sm_clock_mhz * 1e-3;
+  const int cc = cc_of(dev);
+  return spec_gflops(dev, cc == 80 ? 1024.0 : cc == 90 ? 2048.0 : 0.0);
 }
 
 namespace {

@@ -121,8 +121,10 @@ struct Ceiling {
 // tuned copy kernels (16-byte accesses; grid-stride with 1 or 4 in flight, and chunks of 2-8 float4
 // per thread as a framework's elementwise kernels have them), bytes read + written, timed like the
 // step (kernel_ms), on the step's own bytes (read_bytes + write_bytes, at least 2 MiB) split
-// between a source and a destination. A step that writes under 5% of its bytes (avg_matvec) is held
-// to the best of those and a read kernel over the same bytes: its ceiling is named "bandwidth".
+// between a source and a destination. A step that reads about twice what it writes (vector_add) is
+// also held to a tuned add (two streams read, one written), and one that writes under 5% of its
+// bytes (avg_matvec) to a read kernel: DRAM serves those mixes faster than a copy, so the ceiling
+// is then the best of all and named "bandwidth" when one of them wins.
 Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, double read_bytes, double write_bytes);
 
 // Pinned host<->device bandwidth on `bytes`-sized buffers: each direction alone and both at once

@@ -254,6 +254,8 @@ void print_human(std::FILE* to, const Result& r) {
 
 int finish(const Result& result, const CommonOptions& opts) {
   Result r = result;
+  if (r.kernel.source == "events")
+    r.notes.push_back("kernel_ms from CUDA events (CUPTI: " + GpuActivity::get().why_unavailable() + ")");
   // The most shared memory one block of this run asked for (common/device.h), for the tables of
   // which GPU runs what.
   if (const size_t smem = largest_shared_memory_per_block(); smem > 0)

@@ -69,6 +69,7 @@ Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
     activity.close_region();
     CUDA_CHECK(cudaEventRecord(ev.stop, stream));
     CUDA_CHECK(cudaEventSynchronize(ev.stop));
+    activity.region_finished(regions.back());
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
     return ms;
@@ -80,6 +81,7 @@ Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
   const bool complete = !gpu.empty() && std::none_of(gpu.begin(), gpu.end(), [](double ms) { return std::isnan(ms); });
   Stats s = complete ? summarize(gpu) : events;
   s.source = complete ? "cupti" : "events";
+  if (!complete && activity.available()) activity.note_incomplete();
   s.call_median = events.median;
   s.call_min = events.min;
   s.call_max = events.max;
@@ -88,9 +90,15 @@ Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
 }
 
 Stats time_host(const Work& work, const TimingPlan& plan, const Work& before_each) {
+  // Each repetition is a region too (when CUPTI runs), so a trace can tell the repetitions of an
+  // end-to-end phase apart; the time is the host's.
+  GpuActivity& activity = GpuActivity::get();
   auto once = [&]() -> double {
     auto t0 = std::chrono::steady_clock::now();
+    const uint64_t region = activity.open_region();
     work();
+    activity.close_region();
+    activity.region_finished(region);
     auto t1 = std::chrono::steady_clock::now();
     return std::chrono::duration<double, std::milli>(t1 - t0).count();
   };

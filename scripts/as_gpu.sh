@@ -12,7 +12,8 @@
 #   scripts/as_gpu.sh --help
 #
 # The build must exist (scripts/test.sh or cmake --build). Environment: BUILD_DIR (default build/),
-# CTEST_JOBS (default nproc). Exit status non-zero if any test failed under any profile.
+# CTEST_JOBS (default nproc), AS_GPU_TIMEOUT (seconds per profile; a stopped run is summarized from
+# what finished and counts as a failure). Exit status non-zero if any test failed under any profile.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -39,8 +40,15 @@ failed=0
 for p in "${profiles[@]}"; do
   xml="$build/Testing/as_$p.xml"
   mkdir -p "$build/Testing"
-  (cd "$build" && LADDER_DEVICE_PROFILE=$p ctest -LE large -j "${CTEST_JOBS:-$(nproc)}" --output-junit "$xml" \
-      "${extra[@]}") >"$build/Testing/as_$p.log" 2>&1
-  python3 "$root/scripts/ctest_summary.py" "$xml" --label "$p" || failed=1
+  rm -f "$xml"
+  (cd "$build" && LADDER_DEVICE_PROFILE=$p ${AS_GPU_TIMEOUT:+timeout $AS_GPU_TIMEOUT} ctest -LE large \
+      -j "${CTEST_JOBS:-$(nproc)}" --output-junit "$xml" "${extra[@]}") >"$build/Testing/as_$p.log" 2>&1
+  if [ -s "$xml" ]; then
+    python3 "$root/scripts/ctest_summary.py" "$xml" --label "$p" || failed=1
+  else  # stopped (AS_GPU_TIMEOUT): what finished, from ctest's running log
+    cp "$(ls -t "$build"/Testing/Temporary/LastTest*.log | head -n 1)" "$build/Testing/as_$p.partial.log" 2>/dev/null
+    python3 "$root/scripts/ctest_summary.py" "$build/Testing/as_$p.partial.log" --label "$p (stopped before the end)" || failed=1
+    failed=1
+  fi
 done
 exit $failed

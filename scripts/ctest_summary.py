@@ -2,6 +2,7 @@
 """One short summary of a ctest run, from the JUnit file ctest writes (ctest --output-junit FILE).
 
   ctest_summary.py JUNIT.xml [--label NAME]
+  ctest_summary.py Testing/Temporary/LastTest.log [--label NAME]   (a run that was stopped)
 
 Prints, instead of ctest's list of every test that did not run:
   NAME: 1429 tests: 1200 passed, 229 skipped, 0 failed
@@ -52,23 +53,58 @@ def reason_of(output):
     return "other: " + (last[-1][:80] if last else "no output"), None
 
 
-def summarize(path, label):
-    root = ET.parse(path).getroot()
-    cases = list(root.iter("testcase"))
-    passed, failed, skipped = 0, [], {}
-    for case in cases:
-        out = case.findtext("system-out") or ""
+def cases_of_junit(path):
+    """(name, status, output) of every test of a JUnit record: status "pass", "skip" or "fail"."""
+    out = []
+    for case in ET.parse(path).getroot().iter("testcase"):
         status = case.get("status")
         if status == "run" and case.find("failure") is None:
-            passed += 1
+            kind = "pass"
         elif status == "notrun" or case.find("skipped") is not None:
+            kind = "skip"
+        else:
+            kind = "fail"
+        out.append((case.get("name"), kind, case.findtext("system-out") or ""))
+    return out
+
+
+def cases_of_log(path):
+    """The same from ctest's Testing/Temporary/LastTest.log, which grows test by test: what a
+    stopped run (a time limit) leaves. A skip is a skip regular expression that matched, or a
+    test that says it was skipped."""
+    text = open(path, errors="replace").read()
+    out = []
+    for block in re.split(r"\n-{58}\n\n", text):
+        m = re.search(r"^\d+/\d+ Test: (.+)$", block, re.M)
+        if not m:
+            continue
+        body = block.split("Output:\n" + "-" * 58 + "\n", 1)[-1].split("<end of output>")[0]
+        if "Test Failed." in block:
+            kind = "fail"
+        elif "Skip regular expression found" in block or "Test Skipped" in block or re.search(r"skipped: .*exit 77", body):
+            kind = "skip"
+        elif "Test Passed." in block or "Test Pass Reason" in block:
+            kind = "pass"
+        else:
+            continue  # the test the stop interrupted
+        out.append((m.group(1).strip(), kind, body))
+    return out
+
+
+def summarize(path, label):
+    cases = cases_of_log(path) if path.endswith(".log") else cases_of_junit(path)
+    passed, failed, skipped = 0, [], {}
+    for name, kind, out in cases:
+        if kind == "pass":
+            passed += 1
+        elif kind == "skip":
             why, step = reason_of(out)
             entry = skipped.setdefault(why, {"count": 0, "steps": []})
             entry["count"] += 1
             if step and step not in entry["steps"]:
                 entry["steps"].append(step)
         else:
-            failed.append((case.get("name"), out))
+            failed.append((name, out))
     n_skipped = sum(e["count"] for e in skipped.values())
     head = f"{label}: " if label else ""
     print(f"{head}{len(cases)} tests: {passed} passed, {n_skipped} skipped, {len(failed)} failed")

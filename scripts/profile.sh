@@ -4,7 +4,9 @@
 #   scripts/profile.sh [options] STEP [STEP2] [-- step flags]
 #     STEP         vector_add/04_grid_stride, vector_add_04_grid_stride or a path to the executable
 #     STEP2        compare mode: both are profiled and their metrics printed side by side
-#     --nsys       Nsight Systems timeline (CUDA + NVTX phases) instead of Nsight Compute
+#     --nsys       Nsight Systems timeline (CUDA + NVTX phases) instead of Nsight Compute; where nsys
+#                  is not installed, the step's own trace (--trace, from CUPTI: kernels, copies and
+#                  phases per stream) as <step>.trace.json for chrome://tracing or ui.perfetto.dev
 #     --dry-run    print the exact commands and exit 0
 #     --help       this text
 #   Step flags (sizes: --n 1e6, --rows 4096 ...) go after -- and apply to both steps.
@@ -21,7 +23,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 out_dir=${PROFILE_DIR:-$root/results/profiles}
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 tool=ncu
 dry=0
 steps=()
@@ -67,16 +69,22 @@ for step in "${steps[@]}"; do
     metrics=$(declared "$folder" ncu_metrics | tr ' ' ',')
     [ -n "$metrics" ] && cmd+=(--metrics "$metrics")
     cmd+=(-f -o "$out_dir/$name" "$exe" "${run_args[@]}")
-  else
+  elif command -v nsys >/dev/null 2>&1 || [ $dry -eq 1 ]; then
     cmd=(nsys profile --trace=cuda,nvtx,osrt --force-overwrite true -o "$out_dir/$name" "$exe" "${run_args[@]}")
+  else
+    echo "note: nsys is not installed; writing the step's own trace (--trace) instead" >&2
+    tool=trace
+    cmd=("$exe" "${run_args[@]}" --trace "$out_dir/$name.trace.json")
   fi
   if [ $dry -eq 1 ]; then echo "${cmd[*]}"; continue; fi
-  command -v "$tool" >/dev/null 2>&1 || {
+  [ "$tool" = trace ] || command -v "$tool" >/dev/null 2>&1 || {
     echo "error: $tool is not on PATH: install Nsight $([ "$tool" = ncu ] && echo Compute || echo Systems)" \
          "(it ships with the CUDA Toolkit) or use the other tool" >&2; exit 127; }
   mkdir -p "$out_dir"
   "${cmd[@]}" >"$out_dir/$name.log" 2>&1 || { tail -n 20 "$out_dir/$name.log" >&2; status=1; continue; }
-  if [ "$tool" = nsys ]; then
+  if [ "$tool" = trace ]; then
+    echo "trace: $out_dir/$name.trace.json (open in chrome://tracing or ui.perfetto.dev)"
+  elif [ "$tool" = nsys ]; then
     ls "$out_dir/$name".nsys-rep >/dev/null 2>&1 && echo "report: $out_dir/$name.nsys-rep" ||
       { echo "error: nsys wrote no report (see $out_dir/$name.log)" >&2; status=1; }
   else

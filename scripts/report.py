@@ -27,6 +27,9 @@ The generated blocks of a chapter (everything between the markers is replaced):
                                                                    ladder-run FOLDER LABEL and
                                                                    ladder-summary LABEL likewise
   <!-- ladder-chart FOLDER SERIES -->...<!-- /ladder-chart -->     the ladder's chart
+  <!-- ladder-roofline FOLDER SERIES -->...<!-- /ladder-roofline --> the ladder's roofline (every step a
+                                                                   point, the measured ceilings and the
+                                                                   spec peaks as lines)
   <!-- ladder-run FOLDER -->...<!-- /ladder-run -->                GPU, CUDA version and date
   <!-- ladder-summary -->...<!-- /ladder-summary -->               best step per folder vs its bar
   <!-- ladder-sweep FOLDER LABEL -->...<!-- /ladder-sweep -->      % of ceiling, sizes x steps, of
@@ -37,8 +40,9 @@ The generated blocks of a chapter (everything between the markers is replaced):
   <!-- ladder-gpus-summary LABEL -->...<!-- /ladder-gpus-summary --> the same, one line per folder
   <!-- v STEP_ID FIELD -->...<!-- /v -->                           one number from one record
                                                                    (LABEL:STEP_ID for a labelled run)
-FIELD: kernel_ms, total_ms, metric, pct_of_ceiling, ceiling, speedup:OTHER_STEP (kernel time of
-OTHER over this step's), extra.KEY.
+FIELD: kernel_ms, call_ms, total_ms, metric, pct_of_ceiling, ceiling, speedup:OTHER_STEP (kernel
+time of OTHER over this step's), extra.KEY, pct_of_spec_dram / pct_of_spec_fp32 / pct_of_spec_tf32,
+spec.KEY, work.KEY.
 """
 import glob
 import json
@@ -46,6 +50,7 @@ import math
 import os
 import re
 import shutil
+import statistics
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -303,6 +308,94 @@ def chart(folder, series, rows, out_dir):
     return path
 
 
+def roofs(rows):
+    """The roofline's lines for a ladder, from its records: the measured bandwidth ceiling (GB/s) and
+    compute ceilings (GFLOP/s), each (label, value, measured?)."""
+    r = next((x for x in rows if x.get("spec")), rows[0])
+    spec = r.get("spec") or {}
+    bw, compute = [], []
+    copy = [x["ceiling"]["value"] for x in rows if x.get("ceiling") and x["ceiling"]["unit"] == "GB/s"]
+    copy += [x["extra"]["copy_ceiling_gbps"] for x in rows if "copy_ceiling_gbps" in x.get("extra", {})]
+    if copy:
+        bw.append(("copy ceiling (measured)", statistics.median(copy), True))
+    if spec.get("dram_gbps"):
+        bw.append(("DRAM (spec)", spec["dram_gbps"], False))
+    blas = [x["ceiling"]["value"] for x in rows if x.get("ceiling") and x["ceiling"]["unit"] == "GFLOP/s"]
+    if blas:
+        compute.append((rows[0]["ceiling"]["name"] + " (measured)", statistics.median(blas), True))
+    fma = [x["extra"]["fma_ceiling_gflops"] for x in rows if "fma_ceiling_gflops" in x.get("extra", {})]
+    if fma:
+        compute.append(("FP32 FMA (measured)", statistics.median(fma), True))
+    key = "tf32_gflops" if any(x.get("pct_of_spec_tf32") is not None for x in rows) else "fp32_gflops"
+    if spec.get(key):
+        compute.append((("TF32" if key == "tf32_gflops" else "FP32") + " peak (spec)", spec[key], False))
+    return bw, compute
+
+
+def roofline(folder, series, rows, out_dir):
+    """Every step of a ladder as a point on its roofline: arithmetic intensity (the problem's FLOPs
+    over its fewest bytes) across, achieved GFLOP/s up; the measured ceilings as solid lines, the
+    spec peaks dashed. A problem without arithmetic (transpose) is drawn as achieved GB/s against
+    the bandwidth lines. None without matplotlib."""
+    if os.environ.get("LADDER_NO_MATPLOTLIB"):
+        return None
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    pts = [x for x in rows if x.get("work") and x["work"].get("min_bytes") and x.get("kernel_ms") and x.get("spec")]
+    if not pts:
+        return None
+    bw, compute = roofs(pts)
+    fig, ax = plt.subplots(figsize=(8, 4.6), dpi=110)
+    flops = pts[0]["work"].get("flops") or 0
+    colours = plt.get_cmap("viridis")
+    if flops <= 0:  # bandwidth only: GB/s per step, the bandwidth roofs as lines
+        names = [step_name(x) for x in pts]
+        gb = [x["work"]["min_bytes"] / (x["kernel_ms"]["median"] * 1e6) for x in pts]
+        ax.bar(range(len(pts)), gb, color=[colours(i / max(1, len(pts) - 1)) for i in range(len(pts))])
+        for label, v, measured in bw:
+            ax.axhline(v, color="black", linestyle="-" if measured else "--", linewidth=1)
+            ax.text(len(pts) - 0.5, v, f" {label}: {v:,.0f} GB/s", va="bottom", ha="right", fontsize=8)
+        ax.set_xticks(range(len(pts)), names, rotation=35, ha="right", fontsize=8)
+        ax.set_ylabel("GB/s (fewest bytes / kernel time)")
+    else:
+        ai = [x["work"]["flops"] / x["work"]["min_bytes"] for x in pts]
+        perf = [x["work"]["flops"] / (x["kernel_ms"]["median"] * 1e6) for x in pts]
+        top = max([v for _, v, _ in compute] + perf)
+        ridges = [c / b for _, b, _ in bw for _, c, _ in compute] or [min(ai)]
+        lo, hi = min(min(ai), min(ridges)) / 8, max(max(ai), max(ridges)) * 8
+        xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+        ax.set_ylim(min(perf) / 3, top * 2.5)
+        for label, b, measured in bw:
+            for cl, c, cm in compute or [("", top * 2, True)]:
+                ys = [min(b * x, c) for x in xs]
+                ax.plot(xs, ys, color="black" if measured and cm else "grey", linestyle="-" if measured and cm else "--",
+                        linewidth=1)
+            ax.text(lo * 1.3, b * lo * 1.3 * 1.15, f"{label} {b:,.0f} GB/s", fontsize=7, rotation=28)
+        for j, (label, c, measured) in enumerate(sorted(compute, key=lambda t: -t[1])):
+            ax.text(hi / 1.5, c * (1.06 if j % 2 == 0 else 0.8), f"{label} {c:,.0f} GFLOP/s", fontsize=7, ha="right")
+        for i, (x, y, r) in enumerate(zip(ai, perf, pts)):
+            ax.scatter([x], [y], color=colours(i / max(1, len(pts) - 1)), s=28, zorder=3,
+                       label=f"{step_name(r)}: {y:,.0f}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, hi)
+        ax.set_xlabel("arithmetic intensity, FLOP per byte (the problem's fewest bytes)")
+        ax.set_ylabel("GFLOP/s")
+        ax.legend(fontsize=6.5, loc="lower right", ncol=2)
+    ax.set_title(f"{folder}{'' if series == 'main' else ' (' + series + ')'} roofline: {pts[0]['device']} "
+                 f"(solid: measured ceilings, dashed: spec)", fontsize=9)
+    ax.grid(alpha=0.3, which="both")
+    fig.tight_layout()
+    path = os.path.join(out_dir, f"{folder}{'' if series == 'main' else '_' + series}_roofline.png")
+    fig.savefig(path, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
 def text_chart(rows):
     """The fallback: one line per step, a bar of '#' on a log scale of the kernel time."""
     times = [r["kernel_ms"]["median"] for r in rows if r["kernel_ms"]["median"] > 0]
@@ -363,6 +456,9 @@ def report(run_dir):
             md += [f"![{title}]({os.path.basename(png)})", ""]
         else:
             md += ["```", text_chart(rows), "```", ""]
+        roof = roofline(folder, series, rows, run_dir)
+        if roof:
+            md += [f"![{title} roofline]({os.path.basename(roof)})", ""]
     if skipped:
         print(f"\n{len(skipped)} step(s) not run on this GPU: " + "; ".join(f"{k['step']} ({k.get('reason', '')})" for k in skipped))
     if failures:
@@ -374,7 +470,7 @@ def report(run_dir):
 
 # ---- chapters -----------------------------------------------------------------------------------
 
-BLOCK = re.compile(r"(<!-- (ladder-table|ladder-chart|ladder-run|ladder-summary|ladder-sweep|ladder-gpus|ladder-gpus-summary)([^>]*?) -->)(.*?)(<!-- /\2 -->)", re.S)
+BLOCK = re.compile(r"(<!-- (ladder-table|ladder-chart|ladder-roofline|ladder-run|ladder-summary|ladder-sweep|ladder-gpus|ladder-gpus-summary)([^>]*?) -->)(.*?)(<!-- /\2 -->)", re.S)
 VALUE = re.compile(r"(<!-- v (\S+) (\S+) -->)(.*?)(<!-- /v -->)", re.S)
 
 
@@ -398,8 +494,15 @@ def field_value(by_id, step_id, field):
         if other is None:
             raise KeyError(f"no record for {field}")
         return f"{other['kernel_ms']['median'] / r['kernel_ms']['median']:.2f}x"
+    if field == "call_ms":
+        return f"{fmt_ms(r['call_ms']['median'])} ms"
     if field.startswith("extra."):
         return fmt_num(r["extra"][field.split(".", 1)[1]])
+    if field.startswith("pct_of_spec_"):
+        return f"{r[field]:.1f}%"
+    if field.startswith(("spec.", "work.")):
+        group, key = field.split(".", 1)
+        return fmt_num(r[group][key])
     raise KeyError(f"unknown field {field}")
 
 
@@ -621,6 +724,11 @@ def rewrite(text, groups, by_id, charts, problems, where, labelled=None, matrice
             return f"{m.group(1)}\n{t}\n\n{note}\n{m.group(5)}"
         if kind == "ladder-run":
             return f"{m.group(1)}{run_line(rows)}{m.group(5)}"
+        if kind == "ladder-roofline":
+            png = charts.get((folder, series, "roofline"))
+            if not png:
+                return f"{m.group(1)}\n(the roofline needs matplotlib: `pip install matplotlib`, then rerun)\n{m.group(5)}"
+            return f"{m.group(1)}\n![{folder} {series} roofline](img/{os.path.basename(png)})\n{m.group(5)}"
         png = charts.get((folder, series))
         if not png:
             return f"{m.group(1)}\n```\n{text_chart(rows)}\n```\n{m.group(5)}"
@@ -660,6 +768,9 @@ def chapters(run_dirs, only=None):
         png = chart(folder, series, rows, img)
         if png:
             charts[(folder, series)] = png
+        png = roofline(folder, series, rows, img)
+        if png:
+            charts[(folder, series, "roofline")] = png
     problems = []
     paths = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "*", "README.md")))
     if only:  # folder names; "." is the top-level README.md

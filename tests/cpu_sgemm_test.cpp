@@ -390,9 +390,17 @@ struct Tf32Case {
   int64_t m, n, k;
   std::vector<float> a, b;
   std::vector<double> ref, mag;
-  Tf32Case(int64_t m_, int64_t n_, int64_t k_, uint64_t seed) : m(m_), n(n_), k(k_), a(m_ * k_), b(k_ * n_) {
-    ladder::fill_uniform(a.data(), m * k, seed, 1, -1.f, 1.f);
-    ladder::fill_uniform(b.data(), k * n, seed, 2, -1.f, 1.f);
+  // Inputs uniform in [-1, 1), or (integers) the harness's --init integers: |x| <= 8, every product and
+  // partial sum exact.
+  Tf32Case(int64_t m_, int64_t n_, int64_t k_, uint64_t seed, bool integers = false)
+      : m(m_), n(n_), k(k_), a(m_ * k_), b(k_ * n_) {
+    if (integers) {
+      sgemm::fill_integers(a.data(), m * k, seed, 1);
+      sgemm::fill_integers(b.data(), k * n, seed, 2);
+    } else {
+      ladder::fill_uniform(a.data(), m * k, seed, 1, -1.f, 1.f);
+      ladder::fill_uniform(b.data(), k * n, seed, 2, -1.f, 1.f);
+    }
     ref.assign(m * n, 0.0);
     mag.assign(m * n, 0.0);
     for (int64_t i = 0; i < m; ++i)
@@ -404,9 +412,10 @@ struct Tf32Case {
         }
   }
   // skip_tile: the k-tile of 32 left out (-1: none); swap_in_tile: in every tile (or only in tile
-  // `only_tile` when >= 0), columns 1 and 5 of A meet rows 5 and 1 of B.
+  // `only_tile` when >= 0), columns 1 and 5 of A meet rows 5 and 1 of B; the products from
+  // drop_from on are left out (the last product, the last partial k-tile).
   std::vector<float> run(float (*cvt)(float), int64_t skip_tile = -1, bool swap_in_tile = false,
-                         int64_t only_tile = -1) const {
+                         int64_t only_tile = -1, int64_t drop_from = -1) const {
     std::vector<float> c(m * n);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
@@ -419,6 +428,7 @@ struct Tf32Case {
             int64_t q = p;
             if (swap && p == t0 + 1) q = t0 + 5;
             if (swap && p == t0 + 5) q = t0 + 1;
+            if (drop_from >= 0 && p >= drop_from) continue;
             part += cvt(a[i * k + p]) * cvt(b[q * n + j]);
           }
           acc += part;
@@ -474,64 +484,22 @@ TEST(SgemmTf32Bound, RejectsSwappedKColumnsWithinATile) {
 // the random-input check passes it (shown, so the gap is on record). With --init integers
 // (|x| <= 8) every product and partial sum is exact, C is known exactly, and the equality check
 // (exact_bound) catches a dropped last k-tile, or a single dropped product, at K = 4096 and 8191.
-struct IntegerCase {
-  int64_t m, n, k;
-  std::vector<float> a, b;
-  std::vector<double> ref, mag;
-  IntegerCase(int64_t m_, int64_t n_, int64_t k_, uint64_t seed) : m(m_), n(n_), k(k_), a(m_ * k_), b(k_ * n_) {
-    sgemm::fill_integers(a.data(), m * k, seed, 1);
-    sgemm::fill_integers(b.data(), k * n, seed, 2);
-    ref.assign(m * n, 0.0);
-    mag.assign(m * n, 0.0);
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        for (int64_t p = 0; p < k; ++p) {
-          ref[i * n + j] += double(a[i * k + p]) * b[p * n + j];
-          mag[i * n + j] += std::fabs(double(a[i * k + p]) * b[p * n + j]);
-        }
-  }
-  // A TF32 kernel's sum in fp32, k-tiles of 32, the products from `first` to `last` (exclusive) left out.
-  std::vector<float> run(int64_t first_dropped, int64_t last_dropped) const {
-    std::vector<float> c(m * n);
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        float acc = 0;
-        for (int64_t t0 = 0; t0 < k; t0 += 32) {
-          float part = 0;
-          for (int64_t p = t0; p < std::min(k, t0 + 32); ++p)
-            if (p < first_dropped || p >= last_dropped) part += tf32_cut(a[i * k + p]) * tf32_cut(b[p * n + j]);
-          acc += part;
-        }
-        c[i * n + j] = acc;
-      }
-    return c;
-  }
-  bool passes(const std::vector<float>& c, const ladder::ErrorBound& bound) const {
-    return ladder::verify_bounded(c.data(), ref.data(), mag.data(), m * n, bound, {m, n}).ok;
-  }
-};
-
 TEST(SgemmTf32Bound, RandomInputsAreBlindToAFewMissingTermsAtLargeK) {
   const Tf32Case c(16, 16, 4096, 71);
-  std::vector<float> got(16 * 16);
-  for (int64_t i = 0; i < 16; ++i)
-    for (int64_t j = 0; j < 16; ++j) {
-      float acc = 0;
-      for (int64_t p = 0; p < 4096 - 3; ++p) acc += tf32_cut(c.a[i * 4096 + p]) * tf32_cut(c.b[p * 16 + j]);
-      got[i * 16 + j] = acc;
-    }
+  const std::vector<float> got = c.run(tf32_cut, -1, false, -1, /*drop_from=*/4096 - 3);
   EXPECT_TRUE(c.passes(got, sgemm::bound_tf32_vs_exact(4096))) << "the magnitude bound now sees 3 missing terms";
 }
 
 TEST(SgemmTf32Bound, IntegerInputsCatchAMissingKTileAtAnyK) {
   for (int64_t k : {int64_t(4096), int64_t(8191)}) {
-    const IntegerCase c(8, 8, k, 80 + k);
+    const Tf32Case c(8, 8, k, 80 + k, /*integers=*/true);
     const int64_t last_tile = (k - 1) / 32 * 32;
-    EXPECT_TRUE(c.passes(c.run(k, k), sgemm::exact_bound(k))) << "k=" << k << ": every term kept";
-    EXPECT_FALSE(c.passes(c.run(last_tile, k), sgemm::exact_bound(k))) << "k=" << k << ": last k-tile dropped";
-    EXPECT_FALSE(c.passes(c.run(k - 1, k), sgemm::exact_bound(k))) << "k=" << k << ": last product dropped";
-    // The same kernels against the TF32 magnitude bound: the whole tile is caught, one product is not.
-    EXPECT_TRUE(c.passes(c.run(k - 1, k), sgemm::bound_tf32_vs_exact(k))) << "k=" << k;
+    EXPECT_TRUE(c.passes(c.run(tf32_cut), sgemm::exact_bound(k))) << "k=" << k << ": every term kept";
+    EXPECT_FALSE(c.passes(c.run(tf32_cut, last_tile / 32), sgemm::exact_bound(k))) << "k=" << k << ": last k-tile dropped";
+    const std::vector<float> one_short = c.run(tf32_cut, -1, false, -1, /*drop_from=*/k - 1);
+    EXPECT_FALSE(c.passes(one_short, sgemm::exact_bound(k))) << "k=" << k << ": last product dropped";
+    // The same kernel against the TF32 magnitude bound: one missing product is not seen.
+    EXPECT_TRUE(c.passes(one_short, sgemm::bound_tf32_vs_exact(k))) << "k=" << k;
   }
   std::vector<float> v(1000);  // the inputs: integers in [-8, 8], mostly not zero
   sgemm::fill_integers(v.data(), 1000, 5, 1);

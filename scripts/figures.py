@@ -1,0 +1,1636 @@
+#!/usr/bin/env python3
+"""The teaching diagrams of the chapters, drawn with matplotlib from the layouts themselves.
+
+No measurements are read: every picture is computed from the index arithmetic of the step it
+explains (a bank is (word address) % 32, a sector is (byte address) // 32, a lane's fragment comes
+from the PTX formula), with the parameters of the step file named in its caption.
+
+  python3 scripts/figures.py              draw every figure (PNG, into <folder>/img/fig_*.png)
+  python3 scripts/figures.py --list       the figures with their one-line captions
+  python3 scripts/figures.py --only NAME  draw one (NAME: fig_swizzle_128b, or sgemm/img/fig_swizzle_128b.png)
+
+Without matplotlib it says so in one line and exits 0. Output is deterministic: fixed sizes, no
+timestamps, no "Software" key in the PNG (reruns with the same matplotlib are byte-identical).
+"""
+
+import argparse
+import math
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DPI = 110
+
+# Okabe & Ito's colour-blind-safe palette (and a neutral grey).
+OI = {
+    "black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73",
+    "yellow": "#F0E442", "blue": "#0072B2", "red": "#D55E00", "purple": "#CC79A7",
+    "grey": "#BBBBBB", "lightgrey": "#E8E8E8", "dark": "#444444",
+}
+CYCLE8 = [OI["orange"], OI["sky"], OI["green"], OI["yellow"], OI["blue"], OI["red"], OI["purple"], "#999999"]
+
+plt = None  # matplotlib.pyplot, imported in main()
+FIGURES = []  # (name, relative path, function)
+
+
+def figure(relpath):
+    """Registers a figure function under its file name."""
+    def register(fn):
+        name = os.path.splitext(os.path.basename(relpath))[0]
+        FIGURES.append((name, relpath, fn))
+        return fn
+    return register
+
+
+def caption(fn):
+    return " ".join((fn.__doc__ or "").split())
+
+
+# ---- Drawing helpers -------------------------------------------------------------------------------
+
+def setup_matplotlib():
+    global plt
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+    matplotlib.rcParams.update({
+        "svg.hashsalt": "ladder-figures",
+        "font.size": 9,
+        "axes.titlesize": 10,
+        "figure.titlesize": 12,
+        "font.family": "DejaVu Sans",
+        "hatch.linewidth": 0.6,
+    })
+    plt = pyplot
+
+
+def new_fig(w, h, title=None):
+    fig = plt.figure(figsize=(w, h))
+    if title:
+        fig.suptitle(title, fontsize=12, fontweight="bold", y=0.985)
+    return fig
+
+
+def grid_ax(fig, rect, xlim, ylim, equal=True):
+    """Axes for drawing in cell units, y growing downwards, no frame."""
+    ax = fig.add_axes(rect)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(ylim[1], ylim[0])
+    if equal:
+        ax.set_aspect("equal", adjustable="box")
+    ax.axis("off")
+    return ax
+
+
+def box(ax, x, y, w, h, fc="none", ec=OI["dark"], lw=0.5, text=None, fs=8, tc="black", hatch=None,
+        zorder=1, alpha=1.0, bold=False, ls="-"):
+    from matplotlib.patches import Rectangle
+    ax.add_patch(Rectangle((x, y), w, h, facecolor=fc, edgecolor=ec, linewidth=lw, hatch=hatch,
+                           zorder=zorder, alpha=alpha, linestyle=ls))
+    if text is not None:
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fs, color=tc,
+                zorder=zorder + 1, fontweight="bold" if bold else "normal")
+
+
+def text(ax, x, y, s, fs=8, ha="center", va="center", **kw):
+    return ax.text(x, y, s, fontsize=fs, ha=ha, va=va, **kw)
+
+
+def arrow(ax, x0, y0, x1, y1, color=OI["dark"], lw=1.0, style="-|>", ms=8, zorder=3, ls="-", alpha=1.0):
+    from matplotlib.patches import FancyArrowPatch
+    ax.add_patch(FancyArrowPatch((x0, y0), (x1, y1), arrowstyle=style, mutation_scale=ms, color=color,
+                                 linewidth=lw, zorder=zorder, linestyle=ls, shrinkA=0, shrinkB=0,
+                                 alpha=alpha))
+
+
+def brace_h(ax, x0, x1, y, label, fs=8, color=OI["dark"], below=True):
+    """A bracket under (or over) the span x0..x1 at height y, with a label."""
+    d = 0.35 if below else -0.35
+    ax.plot([x0, x0, x1, x1], [y, y + d, y + d, y], color=color, lw=0.8)
+    text(ax, (x0 + x1) / 2, y + 1.3 * d, label, fs=fs, color=color, va="top" if below else "bottom")
+
+
+def brace_v(ax, y0, y1, x, label, fs=8, color=OI["dark"], right=True, rotation=0):
+    d = 0.35 if right else -0.35
+    ax.plot([x, x + d, x + d, x], [y0, y0, y1, y1], color=color, lw=0.8)
+    text(ax, x + 1.2 * d, (y0 + y1) / 2, label, fs=fs, color=color, ha="left" if right else "right",
+         rotation=rotation)
+
+
+def note(fig, x, y, s, fs=8.5, ha="left", va="top", wrap=True, width=None, **kw):
+    """Figure text at (x, y) in figure fractions. wrap: a single newline is a soft break (joined), a blank
+    line or a newline before an indented line is kept; lines are filled to `width` (fraction of the
+    figure, default: up to 2% from the right edge)."""
+    if wrap:
+        import textwrap
+        width = width if width is not None else 0.98 - x
+        chars = int(width * fig.get_figwidth() * 72 / (fs * 0.56))
+        paragraphs = []  # [indent, text] or None for a blank line
+        for line in s.split("\n"):
+            if line == "":
+                paragraphs.append(None)
+            elif line.startswith(" ") or not paragraphs or paragraphs[-1] is None:
+                lead = len(line) - len(line.lstrip(" "))
+                paragraphs.append([lead, line.strip()])
+            else:
+                paragraphs[-1][1] += " " + line.strip()
+        lines = []
+        for para in paragraphs:
+            if para is None:
+                lines.append("")
+                continue
+            lead, body = para
+            lines.extend(textwrap.wrap(body, chars, initial_indent=" " * lead, subsequent_indent=" " * (lead + 2 if lead else 0),
+                                       break_on_hyphens=False) or [""])
+        s = "\n".join(lines)
+    fig.text(x, y, s, fontsize=fs, ha=ha, va=va, **kw)
+
+
+def legend_patches(ax, items, loc="upper right", fs=8, ncol=1, **kw):
+    from matplotlib.patches import Patch
+    handles = [Patch(facecolor=fc, edgecolor=OI["dark"], hatch=h, label=l) for l, fc, h in items]
+    return ax.legend(handles=handles, loc=loc, fontsize=fs, ncol=ncol, frameon=False, **kw)
+
+
+def _FAP(*a, **k):
+    from matplotlib.patches import FancyArrowPatch
+    return FancyArrowPatch(*a, **k)
+
+
+def save(fig, relpath):
+    path = os.path.join(ROOT, relpath)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+# ====================================================================================================
+# vector_add
+# ====================================================================================================
+
+@figure("vector_add/img/fig_coalescing.png")
+def fig_coalescing():
+    """One warp-wide load of step 02 (thread t reads x[t + 256k]) against step 03 (thread t reads its
+    own chunk, x[t*chunk + k], chunk = 390,625 floats at the default n = 10^8): the 32 threads of
+    warp 0 touch 4 sectors of one 128-byte line in step 02 and 32 sectors in 32 different lines in
+    step 03, of which 4 bytes each are used. Look at the sector count and the share of used bytes."""
+    threads, n, k = 256, 100_000_000, 0  # kThreads of steps 02/03, the default --n, iteration k
+    chunk = (n + threads - 1) // threads
+    strided = [4 * (t + threads * k) for t in range(32)]   # byte addresses of warp 0's load
+    chunked = [4 * (t * chunk + k) for t in range(32)]
+    s_sectors = sorted({a // 32 for a in strided})
+    c_sectors = sorted({a // 32 for a in chunked})
+    assert len(s_sectors) == 4 and len(c_sectors) == 32
+
+    fig = new_fig(9, 5.0, "Coalescing: the sectors one warp-wide load touches (warp 0, iteration k = 0)")
+
+    # Step 02: 32 consecutive floats under 32 threads, 4 sectors of 8 floats.
+    ax = grid_ax(fig, [0.01, 0.58, 0.72, 0.33], (-1.5, 33.5), (-0.6, 6.2))
+    text(ax, -1.3, -0.35, "step 02 (block-strided):  thread t reads x[t + 256·k]   →   32 consecutive floats",
+         fs=9.5, ha="left", fontweight="bold")
+    for t in range(32):
+        box(ax, t, 0.4, 1, 0.9, fc=OI["sky"], text=str(t), fs=6.5)
+    text(ax, -0.6, 0.85, "T", fs=8, ha="right")
+    for t in range(32):
+        arrow(ax, t + 0.5, 1.3, t + 0.5, 3.0, lw=0.6, ms=5)
+    for i in range(32):
+        box(ax, i, 3.0, 1, 0.9, fc=OI["orange"], lw=0.4)
+    for s_i, s in enumerate(s_sectors):
+        box(ax, 8 * s_i, 3.0, 8, 0.9, ec="black", lw=1.6)
+        text(ax, 8 * s_i + 4, 4.35, f"sector {s} (32 B)", fs=7.5)
+    brace_h(ax, 0, 32, 4.8, "one 128-byte line  x[0..31]: 1 request → 4 sectors, 128 B fetched, 128 B used",
+            fs=8)
+    text(ax, -0.6, 3.45, "x", fs=8, ha="right")
+
+    # Step 03: each thread alone in its sector.
+    ax2 = grid_ax(fig, [0.01, 0.03, 0.72, 0.52], (-1.5, 33.5), (-0.6, 8.2))
+    text(ax2, -1.3, -0.35, f"step 03 (block-chunked):  thread t reads x[t·{chunk:,} + k]  →  floats "
+         f"{4 * chunk:,} B apart", fs=9.5, ha="left", fontweight="bold")
+    for t in range(32):
+        box(ax2, t, 0.4, 1, 0.9, fc=OI["sky"], text=str(t), fs=6.5)
+        arrow(ax2, t + 0.5, 1.3, t + 0.5, 2.2, lw=0.6, ms=5)
+        # the thread's 32-byte sector, drawn as 8 floats stacked; the one it uses is filled
+        a = chunked[t]
+        used = (a % 32) // 4
+        for e in range(8):
+            box(ax2, t + 0.1, 2.2 + 0.5 * e, 0.8, 0.5, fc=OI["orange"] if e == used else "white", lw=0.3)
+        box(ax2, t + 0.1, 2.2, 0.8, 4.0, ec="black", lw=1.0)
+    text(ax2, -0.6, 4.2, "x", fs=8, ha="right")
+    brace_h(ax2, 0, 32, 6.45, "column = thread t's own 32-byte sector (8 floats; orange: the float it reads), 32 different lines:\n"
+            "1 request → 32 sectors, 1,024 B fetched, 128 B used", fs=8)
+
+    # Summary bars.
+    axb = fig.add_axes([0.82, 0.12, 0.16, 0.70])
+    fetched = [32 * len(s_sectors), 32 * len(c_sectors)]
+    axb.bar([0, 1], fetched, color=[OI["grey"]] * 2, edgecolor=OI["dark"], label="fetched")
+    axb.bar([0, 1], [128, 128], color=OI["orange"], edgecolor=OI["dark"], label="used")
+    for i, (f, s) in enumerate(zip(fetched, [len(s_sectors), len(c_sectors)])):
+        axb.text(i, f + 25, f"{s} sectors\n{100 * 128 / f:g}% used", ha="center", fontsize=8)
+    axb.set_xticks([0, 1])
+    axb.set_xticklabels(["step 02", "step 03"])
+    axb.set_ylabel("bytes per warp load request")
+    axb.set_ylim(0, 1250)
+    axb.legend(fontsize=8, frameon=False, loc="upper left")
+    axb.spines[["top", "right"]].set_visible(False)
+    axb.set_title("per request", fontsize=9)
+    return fig
+
+
+@figure("vector_add/img/fig_grid_stride.png")
+def fig_grid_stride():
+    """The grid-stride loop of step 04, drawn small: 4 blocks of 8 threads over 80 elements. Each
+    colour is a block and each number a threadIdx.x; one sweep of the whole grid covers 32 consecutive
+    elements, so every warp still reads consecutive floats, and thread (block 1, thread 3) takes
+    elements 11, 43, 75. The real launch: 256 threads, SMs x 8 blocks (1,056 on an H100)."""
+    blocks, threads, n = 4, 8, 80
+    stride = blocks * threads
+    sweeps = math.ceil(n / stride)
+    fig = new_fig(9, 3.3, "Grid-stride loop (step 04): i = blockIdx.x·blockDim.x + threadIdx.x + j·gridDim.x·blockDim.x")
+    ax = grid_ax(fig, [0.02, 0.30, 0.96, 0.58], (-6.5, stride + 0.5), (-1.2, sweeps * 1.6 + 0.2))
+    pick = (1, 3)
+    for j in range(sweeps):
+        y = j * 1.6
+        text(ax, -0.4, y + 0.45, f"sweep j = {j}\nx[{j * stride}..{min(n, (j + 1) * stride) - 1}]", fs=8, ha="right")
+        for c in range(stride):
+            i = j * stride + c
+            b, t = divmod(c, threads)
+            if i >= n:
+                box(ax, c, y, 1, 0.9, fc="white", ec=OI["grey"], lw=0.4, text="", fs=7)
+                continue
+            chosen = (b, t) == pick
+            box(ax, c, y, 1, 0.9, fc=CYCLE8[[1, 0, 2, 6][b]], lw=1.8 if chosen else 0.4,
+                ec="black" if chosen else OI["dark"], text=str(t), fs=7.5, bold=chosen, zorder=3 if chosen else 1)
+            text(ax, c + 0.5, y + 1.15, str(i), fs=5.5, color="#555555")
+        if j == sweeps - 1:
+            text(ax, (n - j * stride) + (stride - (n - j * stride)) / 2, y + 0.45, "i ≥ n: loop ends", fs=8,
+                 color="#555555", bbox=dict(facecolor="white", edgecolor="none", pad=1))
+    for b in range(blocks):
+        brace_h(ax, b * threads, (b + 1) * threads, -0.25, f"block {b}", below=False, fs=8)
+    note(fig, 0.03, 0.25,
+         f"Toy sizes: gridDim.x = {blocks}, blockDim.x = {threads}, n = {n}; stride = gridDim.x·blockDim.x = {stride}. "
+         "Number in a cell: threadIdx.x; small number: element i.\n"
+         "Outlined: thread 3 of block 1 takes i = 11, 43, 75 — one element per sweep, whatever n is.\n"
+         "Step 04's real launch (04_grid_stride.cu): 256 threads per block, blocks = SMs × (2,048 / 256) = 132 × 8 = 1,056 "
+         "on an H100,\nstride = 270,336 floats; at n = 10^8 each thread runs ⌈10^8 / 270,336⌉ = 370 sweeps, and each "
+         "warp reads 32 consecutive floats per sweep.", fs=8.3)
+    return fig
+
+
+@figure("vector_add/img/fig_streams_pipeline.png")
+def fig_streams_pipeline():
+    """An idealised timeline of step 06 against step 05: 16 chunks issued round-robin on 4 streams, each
+    chunk's H2D copies (x, y), kernel and D2H copy in its own stream. H2D copies of all streams queue on
+    one copy engine and D2H on the other, so the pipelined run ends soon after the last H2D copy: the
+    floor is the H2D bytes over the H2D rate, not zero. A schematic, not a measurement."""
+    streams, per_stream = 4, 4            # kStreams, kChunksPerStream of 06_streams.cu
+    chunks = streams * per_stream
+    h2d, d2h, kern = 1.0, 1.0, 0.25       # time units per chunk and array; kernel drawn wider than measured
+    # Serial: step 05 (whole-array copies on one stream).
+    serial = [("H2D x", 0, chunks * h2d), ("H2D y", chunks * h2d, chunks * h2d),
+              ("kernel", 2 * chunks * h2d, chunks * kern), ("D2H r", 2 * chunks * h2d + chunks * kern, chunks * d2h)]
+    serial_end = serial[-1][1] + serial[-1][2]
+    # Pipelined: list scheduling in issue order; an op starts when its engine and its stream are free.
+    engine_free = {"h2d": 0.0, "sm": 0.0, "d2h": 0.0}
+    stream_free = [0.0] * streams
+    ops = []
+    for c in range(chunks):
+        s = c % streams
+        for kind, eng, dur in (("H2D x", "h2d", h2d), ("H2D y", "h2d", h2d), ("kernel", "sm", kern),
+                               ("D2H r", "d2h", d2h)):
+            start = max(engine_free[eng], stream_free[s])
+            engine_free[eng] = stream_free[s] = start + dur
+            ops.append((s, c, kind, start, dur))
+    pipe_end = max(st + d for _, _, _, st, d in ops)
+    colors = {"H2D x": OI["sky"], "H2D y": OI["blue"], "kernel": OI["orange"], "D2H r": OI["green"]}
+
+    fig = new_fig(9, 4.8, "Streams (step 06): copies and kernels of 16 chunks overlapped on 4 streams")
+    ax = fig.add_axes([0.13, 0.30, 0.84, 0.58])
+    rows = ["step 05\n(one stream)"] + [f"step 06\nstream {s}" for s in range(streams)]
+    for name, st, d in serial:
+        ax.barh(0, d, left=st, height=0.62, color=colors[name], edgecolor=OI["dark"], lw=0.5)
+        ax.text(st + d / 2, 0, name, ha="center", va="center", fontsize=8,
+                color="white" if name == "H2D y" else "black")
+    for s, c, kind, st, d in ops:
+        y = 1.2 + s
+        ax.barh(y, d, left=st, height=0.62, color=colors[kind], edgecolor=OI["dark"], lw=0.4)
+        if kind != "kernel":
+            ax.text(st + d / 2, y, str(c), ha="center", va="center", fontsize=6.5,
+                    color="white" if kind == "H2D y" else "black")
+    ax.set_yticks([0] + [1.2 + s for s in range(streams)])
+    ax.set_yticklabels(rows, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, serial_end + 1)
+    ax.set_xlabel("time (units: one chunk's copy of one array)")
+    ax.axvline(pipe_end, color=OI["red"], lw=1.2, ls="--")
+    ax.axvline(serial_end, color=OI["dark"], lw=1.2, ls="--")
+    ax.text(pipe_end + 0.4, 5.05, f"step 06 ends: {pipe_end:.1f}", color=OI["red"], fontsize=8, va="center")
+    ax.text(serial_end - 0.4, 5.05, f"step 05 ends: {serial_end:.0f}", color=OI["dark"], fontsize=8,
+            va="center", ha="right")
+    ax.set_ylim(5.45, -0.6)
+    ax.spines[["top", "right"]].set_visible(False)
+    legend_patches(ax, [(k, v, None) for k, v in colors.items()], loc="upper center", ncol=4,
+                   bbox_to_anchor=(0.5, 1.1), fs=8)
+    note(fig, 0.03, 0.14,
+         f"06_streams.cu: kStreams = {streams}, kChunksPerStream = {per_stream} → {chunks} chunks, chunk c on stream "
+         "c % 4 (number in a box: c). Each stream runs its work in order; the H2D copies of all streams share one\n"
+         "copy engine, the D2H copies use the other, so the run is bounded by 2 × 16 H2D units + the last kernel "
+         "and D2H. Idealised: each direction at full rate (on the H100 both directions at once share ~80 GB/s),\n"
+         "kernel widths not to scale (measured: ~0.4 ms of a ~20 ms trip). The measured Nsight Systems trace is "
+         "drawn elsewhere in the chapter.", fs=8)
+    return fig
+
+
+# ====================================================================================================
+# transpose
+# ====================================================================================================
+
+@figure("transpose/img/fig_naive_access.png")
+def fig_naive_access():
+    """The naive transpose with 32 x 8 blocks (step 02): warp 0 is one block row, so its read of `in` is
+    32 consecutive floats (one line, 4 sectors) while its write to `out` is one column, 32 floats in 32
+    rows, each in its own 32-byte sector (32 sectors per store request for 128 useful bytes). Look at the
+    shaded sectors on each side."""
+    bx, by = 32, 8  # 02_naive_32wide.cu: dim3 block(32, 8)
+    rows = cols = 8192  # default --rows/--cols
+    fig = new_fig(9, 6.3, "Naive transpose (step 02, 32 × 8 threads): coalesced read, strided write")
+    # in: 8 block rows x 32 columns; warp 0 = threadIdx.y = 0.
+    ax = grid_ax(fig, [0.02, 0.48, 0.55, 0.42], (-3, 33), (-2.5, 13))
+    text(ax, 16, -1.8, "in[r0 + y][c0 + x]  (read)", fs=10, fontweight="bold")
+    read_sectors = set()
+    for y in range(by):
+        for x in range(bx):
+            warp0 = y == 0
+            box(ax, x, y, 1, 1, fc=OI["sky"] if warp0 else "white", lw=0.3)
+            if warp0:
+                read_sectors.add((y * cols + x) * 4 // 32)
+    for s in range(4):
+        box(ax, 8 * s, 0, 8, 1, ec="black", lw=1.6)
+    text(ax, -0.4, 0.5, "warp 0", fs=8, ha="right")
+    for y in range(1, by):
+        text(ax, -0.4, y + 0.5, f"warp {y}", fs=7, ha="right", color="#666666")
+    brace_h(ax, 0, 32, 8.3, f"warp 0 reads x = 0..31 of row r0: {len(read_sectors)} sectors (one 128-B line)")
+    text(ax, 16, 10.6, "threadIdx.x →", fs=8)
+    text(ax, 16, 11.6, f"rows of `in` are {cols:,} floats apart", fs=8, color="#555555")
+
+    # out: 32 rows x 8 columns; warp 0 writes out[c0 + x][r0].
+    ax2 = grid_ax(fig, [0.58, 0.04, 0.24, 0.86], (-3.5, 9), (-2.5, 35))
+    text(ax2, 4, -1.8, "out[c0 + x][r0 + y]  (write)", fs=10, fontweight="bold")
+    write_sectors = set()
+    for x in range(bx):
+        for y in range(by):
+            written = y == 0
+            box(ax2, y, x, 1, 1, fc=OI["orange"] if written else "white", lw=0.3)
+        write_sectors.add(((x * rows) + 0) * 4 // 32)
+        box(ax2, 0, x, 8, 1, ec="black", lw=1.2)  # the 32-byte sector the write falls in
+        text(ax2, -0.3, x + 0.5, f"x={x}", fs=6, ha="right", color="#555555")
+    assert len(write_sectors) == 32
+    brace_v(ax2, 0, 32, 8.2, "", fs=8)
+    note(fig, 0.835, 0.55, f"warp 0 writes\ncolumn r0:\n{len(write_sectors)} rows,\n{len(write_sectors)} sectors\n"
+         "(each 32-B\nsector carries\n4 useful bytes)", fs=8.5, wrap=False, va="center")
+    text(ax2, 4, 33.3, "columns r0 .. r0+7 = the 8 block rows", fs=7.5, color="#555555")
+
+    note(fig, 0.03, 0.44,
+         "02_naive_32wide.cu, kernel of 01_naive_16x16.cu:\n"
+         "    out[c * rows + r] = in[r * cols + c]\n"
+         "    r = r0 + threadIdx.y,  c = c0 + threadIdx.x\n\n"
+         "A warp is 32 consecutive threads: here exactly one block row\n"
+         "(threadIdx.y fixed, threadIdx.x = 0..31).\n\n"
+         f"Read: 4 sectors per request (ideal).\n"
+         f"Write: 32 sectors per request, {cols:,} × 4 B apart.\n\n"
+         "Step 01's 16 × 16 blocks: a warp is two half rows, so its\n"
+         "write pairs up 2 floats per sector: ~16 sectors per request,\n"
+         "but its read is two half lines.", fs=8.5, width=0.54)
+    return fig
+
+
+@figure("transpose/img/fig_shared_tile.png")
+def fig_shared_tile():
+    """Step 03's 32 x 32 tile through shared memory, coloured by the row of `in` each element came from.
+    Step 1: warp y reads row y of the tile from `in` (coalesced) and stores it as row y of tile. Step 2:
+    warp y reads column y of tile and writes it as row y of `out` (coalesced). The transposition happens
+    in shared memory, where a strided access costs no DRAM sectors."""
+    T = 32  # kTile
+    wy = 5  # the warp drawn
+    cmap = plt.get_cmap("viridis")
+    fig = new_fig(9, 4.6, "Tiled transpose (step 03): both global sides coalesced, the turn in shared memory")
+    panels = [("in (global)\nin[r0 + y][c0 + x]", lambda r, c: r),
+              ("tile (shared)\n__shared__ float tile[32][32]", lambda r, c: r),
+              ("out (global)\nout[c0 + y][r0 + x]", lambda r, c: c)]
+    axes = []
+    for p, (title, src_row) in enumerate(panels):
+        ax = grid_ax(fig, [0.02 + p * 0.33, 0.18, 0.29, 0.66], (-1, T + 1), (-1, T + 1))
+        ax.set_title(title, fontsize=9)
+        for r in range(T):
+            for c in range(T):
+                box(ax, c, r, 1, 1, fc=cmap(src_row(r, c) / (T - 1)), ec="white", lw=0.2, alpha=0.55)
+        for r in (0, wy, T - 1):
+            text(ax, -0.3, r + 0.5, f"{r}", fs=6.5, ha="right", color="#555555")
+        for c in (0, wy, T - 1):
+            text(ax, c + 0.5, T + 0.6, f"{c}", fs=6.5, color="#555555")
+        axes.append(ax)
+    a_in, a_tile, a_out = axes
+    # Step 1: row wy of in -> row wy of tile (orange). Step 2: column wy of tile -> row wy of out (blue).
+    box(a_in, 0, wy, T, 1, ec=OI["red"], lw=2.2, zorder=5)
+    box(a_tile, 0, wy, T, 1, ec=OI["red"], lw=2.2, zorder=5)
+    box(a_tile, wy, 0, 1, T, ec=OI["blue"], lw=2.2, zorder=5)
+    box(a_out, 0, wy, T, 1, ec=OI["blue"], lw=2.2, zorder=5)
+    fig.patches.append(_FAP(
+        (0.31, 0.56), (0.36, 0.56), transform=fig.transFigure, arrowstyle="-|>", mutation_scale=14,
+        color=OI["red"], lw=1.8))
+    fig.patches.append(_FAP(
+        (0.64, 0.44), (0.69, 0.44), transform=fig.transFigure, arrowstyle="-|>", mutation_scale=14,
+        color=OI["blue"], lw=1.8))
+    fig.text(0.335, 0.60, "step 1", color=OI["red"], ha="center", fontsize=8.5, fontweight="bold")
+    fig.text(0.665, 0.48, "step 2", color=OI["blue"], ha="center", fontsize=8.5, fontweight="bold")
+    note(fig, 0.03, 0.15,
+         f"Block 32 × 32 threads (03_shared_tiled.cu); outlined: warp y = {wy} (threadIdx.y = {wy}, threadIdx.x = x = 0..31). "
+         "Colour = the row of `in` the element came from.\n"
+         f"Step 1 (red): tile[y][x] = in[r0 + y][c0 + x] — a row of `in` (one 128-B line, 4 sectors) into row {wy} of tile; "
+         "then __syncthreads().\n"
+         f"Step 2 (blue): out[c0 + y][r0 + x] = tile[x][y] — column {wy} of tile (32 words 32 apart: one bank, next figure) "
+         "into a row of `out` (4 sectors).", fs=8.2)
+    return fig
+
+
+@figure("transpose/img/fig_bank_conflicts.png")
+def fig_bank_conflicts():
+    """Bank of every word of the tile, bank = (row * pitch + col) % 32, for step 03's tile[32][32] and
+    step 04's tile[32][33]. The outlined column is what one warp reads in step 2 (tile[x][y], x = 0..31):
+    with pitch 32 all 32 words sit in one bank (a 32-way conflict, 32 wavefronts); with pitch 33 the
+    banks run diagonally and the column spans all 32 banks (one wavefront)."""
+    T, y = 32, 5  # kTile; the column read by warp y = 5
+    cmap = plt.get_cmap("viridis")
+    fig = new_fig(9, 7.4, "Shared-memory banks of the transpose tile: bank = (row·pitch + col) % 32")
+    for p, pitch in enumerate((32, 33)):
+        ax = grid_ax(fig, [0.03 + p * 0.49, 0.27, 0.45, 0.62], (-2, 34.5), (-1, 33))
+        for r in range(T):
+            for c in range(pitch):
+                if c >= T:
+                    box(ax, c, r, 1, 1, fc=OI["lightgrey"], ec="white", lw=0.2, hatch="////")
+                    continue
+                bank = (r * pitch + c) % 32
+                box(ax, c, r, 1, 1, fc=cmap(bank / 31), ec="white", lw=0.2, alpha=0.85)
+        hits = [0] * 32
+        for x in range(T):
+            bank = (x * pitch + y) % 32
+            hits[bank] += 1
+            text(ax, y + 0.5, x + 0.5, str(bank), fs=5.5, color="white" if bank < 16 else "black", zorder=6)
+        box(ax, y, 0, 1, T, ec=OI["red"], lw=2.2, zorder=5)
+        text(ax, y + 0.5, -0.6, f"tile[x][{y}]", fs=7.5, color=OI["red"])
+        text(ax, -0.5, 16, "row x →", fs=7.5, rotation=90, ha="right")
+        worst = max(hits)
+        title = (f"tile[32][{pitch}] (step 0{3 + p}): row pitch {pitch} words\n"
+                 f"warp reads column {y}: " + ("all in bank %d → %d-way conflict" % (hits.index(worst), worst)
+                                               if worst > 1 else "32 different banks → no conflict"))
+        ax.set_title(title, fontsize=9)
+        # Accesses per bank.
+        axh = fig.add_axes([0.10 + p * 0.49, 0.10, 0.37, 0.12])
+        axh.bar(range(32), hits, color=[cmap(b / 31) for b in range(32)], edgecolor=OI["dark"], lw=0.4)
+        axh.set_xlim(-0.7, 31.7)
+        axh.set_ylim(0, 34)
+        axh.set_xticks([0, 8, 16, 24, 31])
+        axh.set_xlabel("bank", fontsize=8)
+        axh.set_ylabel("words of the\nwarp's load", fontsize=8)
+        axh.tick_params(labelsize=7.5)
+        axh.spines[["top", "right"]].set_visible(False)
+        axh.text(31, 30, f"{worst} wavefront{'s' if worst > 1 else ''}", ha="right", fontsize=8.5,
+                 color=OI["red"] if worst > 1 else OI["green"], fontweight="bold")
+    note(fig, 0.03, 0.045, "Colour: bank (0 dark → 31 light); number in the outlined column: its bank. Hatched: the "
+         "unused pad word of each row (kPad = 1 in 04_padded.cu, 128 B per block).", fs=8)
+    return fig
+
+
+@figure("transpose/img/fig_multi_element.png")
+def fig_multi_element():
+    """Step 05: a 32 x 8 block moves a 32 x 32 tile, each thread 4 elements 8 rows apart. Colour = the
+    warp (threadIdx.y) that moves the element. Step 1 stores rows y, y+8, y+16, y+24 of the tile; step 2
+    reads columns y, y+8, y+16, y+24 and writes each as a row of `out`. Black and numbered: the 4
+    elements of thread (x = 5, y = 2), in loop order i = 0..3."""
+    T, R = 32, 8  # kTile, kBlockRows
+    per = T // R
+    tx, ty = 5, 2
+    fig = new_fig(9, 6.0, "32 × 8 threads per 32 × 32 tile (step 05): 4 elements per thread, 8 rows apart")
+    titles = ["step 1: tile[y + 8i][x] = in[r0 + y + 8i][c0 + x]\nwarp y stores tile rows y, y + 8, y + 16, y + 24",
+              "step 2: out[c0 + y + 8i][r0 + x] = tile[x][y + 8i]\nwarp y reads tile columns y, y + 8, …, each into a row of out"]
+    for p in range(2):
+        ax = grid_ax(fig, [0.03 + p * 0.49, 0.20, 0.45, 0.68], (-4.5, T + 0.5), (-0.5, T + 2.2))
+        ax.set_title(titles[p], fontsize=9)
+        for r in range(T):
+            for c in range(T):
+                line = c if p == 1 else r  # the tile row (step 1) or column (step 2) the element moves in
+                box(ax, c, r, 1, 1, fc=CYCLE8[line % R], ec="white", lw=0.2)
+        for i in range(per):
+            line = ty + R * i
+            rr, cc = (tx, line) if p == 1 else (line, tx)  # tile[x][y + 8i] / tile[y + 8i][x]
+            box(ax, cc, rr, 1, 1, fc="black", ec="black", lw=1.0, zorder=5, text=str(i), fs=7, tc="white", bold=True)
+        if p == 0:
+            for r in range(T):
+                if r % R in (0, ty):
+                    text(ax, -0.3, r + 0.5, f"y={r % R}, i={r // R}", fs=6.5, ha="right")
+            text(ax, tx + 0.5, T + 0.8, f"x = {tx}", fs=7.5)
+        else:
+            for c in range(T):
+                if c % R in (0, ty):
+                    text(ax, c + 0.5, T + 1.0, f"y={c % R}\ni={c // R}", fs=5.6)
+            text(ax, -0.3, tx + 0.5, f"x = {tx}", fs=7.5, ha="right")
+    fig.patches.append(_FAP((0.485, 0.55), (0.515, 0.55), transform=fig.transFigure, arrowstyle="-|>",
+                            mutation_scale=14, color=OI["dark"], lw=1.5))
+    from matplotlib.patches import Patch
+    fig.legend(handles=[Patch(facecolor=CYCLE8[w], label=f"warp {w}") for w in range(R)], loc="lower center",
+               ncol=8, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.115))
+    note(fig, 0.03, 0.1,
+         "05_multi_element.cu: dim3 block(32, 8), kPerThread = 4, __shared__ float tile[32][33] (the pad column is not "
+         "drawn). A warp = one threadIdx.y; its 4 loads (i = 0..3) are independent, so all 4 are in flight before the "
+         "first store to shared memory. Each access is still one 128-byte row piece per warp instruction, and a row of "
+         "`out` is a column of the tile: warp y writes out rows y, y + 8, y + 16, y + 24.", fs=8)
+    return fig
+
+
+# ====================================================================================================
+# reduction
+# ====================================================================================================
+
+def _tree_passes(scheme, n):
+    """[(stride, [(tid, dst, src), ...]), ...] for the three in-place trees of steps 01-03."""
+    passes = []
+    if scheme == "interleaved":
+        s = n // 2
+        while s > 0:
+            passes.append((s, [(t, t, t + s) for t in range(n) if t < s]))
+            s //= 2
+        return passes
+    s = 1
+    while s < n:
+        ops = []
+        for t in range(n):
+            if scheme == "neighbored" and t % (2 * s) == 0 and t + s < n:
+                ops.append((t, t, t + s))
+            if scheme == "neighbored_less":
+                idx = 2 * s * t
+                if idx < n and idx + s < n:
+                    ops.append((t, idx, idx + s))
+        passes.append((s, ops))
+        s *= 2
+    return passes
+
+
+def _warp_stats(scheme, block=512):
+    """Per pass of a 512-thread block: (stride, warps with work, warps diverged)."""
+    out = []
+    for s, ops in _tree_passes(scheme, block):
+        active = {t for t, _, _ in ops}
+        warps = [sum(1 for l in range(32) if w * 32 + l in active) for w in range(block // 32)]
+        out.append((s, sum(1 for a in warps if a), sum(1 for a in warps if 0 < a < 32)))
+    return out
+
+
+@figure("reduction/img/fig_tree_neighbored.png")
+def fig_tree_neighbored():
+    """The three in-place trees of steps 01-03 on 16 values: which thread adds which pair at each pass
+    (tN in the cell that receives the sum). Step 01 (tid % (2*stride) == 0) scatters the working threads,
+    step 02 (index = 2*stride*tid) packs them into the lowest thread ids, step 03 (stride halving from
+    blockDim/2) packs them and keeps their addresses consecutive. The strips on the right mark the
+    working threads; the text gives the same pass for the real 512-thread block."""
+    n = 16
+    schemes = [("neighbored", "step 01 — neighbored pairs, if (tid % (2·stride) == 0): slice[tid] += slice[tid + stride]"),
+               ("neighbored_less", "step 02 — packed threads, index = 2·stride·tid: slice[index] += slice[index + stride]"),
+               ("interleaved", "step 03 — interleaved pairs, stride = blockDim/2 … 1: slice[tid] += slice[tid + stride]")]
+    colors = {"neighbored": OI["orange"], "neighbored_less": OI["sky"], "interleaved": OI["green"]}
+    fig = new_fig(9, 10.6, "Reduction trees on 16 values: who adds what, pass by pass")
+    h = 0.29
+    for k, (scheme, title) in enumerate(schemes):
+        passes = _tree_passes(scheme, n)
+        stats = _warp_stats(scheme)
+        ax = grid_ax(fig, [0.02, 0.67 - k * h, 0.96, h - 0.02], (-3.2, 41), (-1.3, 5 * 2.0 - 0.2), equal=False)
+        text(ax, -3.1, -0.85, title, fs=9, ha="left", fontweight="bold")
+        text(ax, 18.0, -0.2, "working threads (tid 0..15)", fs=7.5, ha="left", color="#444444")
+        text(ax, 26.6, -0.2, "all 9 passes of the real 512-thread block", fs=7.5, ha="left", color="#444444")
+        for lvl in range(len(passes) + 1):
+            y = lvl * 2.0
+            label = "values" if lvl == 0 else f"stride {passes[lvl - 1][0]}"
+            text(ax, -0.3, y + 0.4, label, fs=7.5, ha="right")
+            receivers = {d: t for t, d, _ in passes[lvl - 1][1]} if lvl else {}
+            for i in range(n):
+                if lvl == 0:
+                    box(ax, i, y, 1, 0.8, fc=OI["lightgrey"], text=f"x{i}", fs=6.5, lw=0.4)
+                elif i in receivers:
+                    box(ax, i, y, 1, 0.8, fc=colors[scheme], text=f"t{receivers[i]}", fs=6.5, lw=0.5, bold=True)
+                else:
+                    box(ax, i, y, 1, 0.8, fc="white", ec=OI["grey"], lw=0.4)
+            if lvl:
+                for t, d, src in passes[lvl - 1][1]:
+                    arrow(ax, src + 0.5, y - 1.2, d + 0.55, y, lw=0.7, ms=5, color=OI["dark"])
+                    arrow(ax, d + 0.5, y - 1.2, d + 0.5, y, lw=0.5, ms=4, color="#999999")
+                active = {t for t, _, _ in passes[lvl - 1][1]}
+                for t in range(n):
+                    box(ax, 18 + t * 0.55, y + 0.1, 0.55, 0.6, fc=colors[scheme] if t in active else "white",
+                        ec=OI["dark"], lw=0.3)
+        # The 512-thread block, all 9 passes, compactly.
+        lines = []
+        for s, warps, div in stats:
+            lines.append(f"stride {s:>3}: {warps:>2} of 16 warps add, {div:>2} diverge")
+        col = "\n".join(lines)
+        text(ax, 26.6, 0.9, col, fs=7.2, ha="left", va="top", family="DejaVu Sans Mono")
+    note(fig, 0.03, 0.085,
+         "Cells: the in-place slice (x0..x15); tN = the thread that stores the sum there (black arrow: the added "
+         "partner, grey: its own value). Toy block of 16 threads;\n01_neighbored.cu, 02_neighbored_less.cu and "
+         "03_interleaved.cu run 512 threads per block (kThreads) in global memory. A warp diverges when some of "
+         "its 32 lanes add\nand others skip: step 01 splits all 16 warps in its first 5 passes; steps 02 and 03 "
+         "only once fewer than 32 threads are left.", fs=8)
+    return fig
+
+
+@figure("reduction/img/fig_smem_bank_conflicts.png")
+def fig_smem_bank_conflicts():
+    """The banks hit by warp 0 (tid 0..31) when the tree lives in shared memory. Harris's interleaved
+    addressing, sdata[2*s*tid] += sdata[2*s*tid + s], puts 2 threads per bank at s = 1, 4 at s = 2,
+    8 at s = 4 (an n-way conflict replays the load n times); sequential addressing, sdata[tid] +=
+    sdata[tid + s], gives the 32 lanes 32 different banks at every stride."""
+    block = 512  # the ladder's kThreads (only the s = 16 row depends on it: threads with 2·s·tid ≥ 512 skip)
+    rows = []
+    for s in (1, 2, 4, 8, 16):
+        hits = [0] * 32
+        for tid in range(32):
+            idx = 2 * s * tid
+            if idx < block:
+                hits[idx % 32] += 1
+        rows.append((f"interleaved  s = {s}\nsdata[{2 * s}·tid]", hits, s))
+    for s in (256, 32):
+        hits = [0] * 32
+        for tid in range(32):
+            if tid < s:
+                hits[tid % 32] += 1
+        rows.append((f"sequential  s = {s}\nsdata[tid]", hits, s))
+    fig = new_fig(9, 6.0, "Reduction in shared memory: banks hit by one warp's load (bank = word % 32)")
+    ax = grid_ax(fig, [0.17, 0.21, 0.70, 0.70], (-0.2, 32.2), (-1.6, len(rows) * 1.35), equal=False)
+    for b in range(32):
+        text(ax, b + 0.5, -0.6, str(b), fs=6.5)
+    text(ax, 16, -1.35, "bank", fs=8)
+    cmap = plt.get_cmap("YlOrBr")
+    for r, (label, hits, s) in enumerate(rows):
+        y = r * 1.35 + (0.35 if r >= 5 else 0)
+        worst = max(hits)
+        for b in range(32):
+            c = hits[b]
+            box(ax, b, y, 1, 0.9, fc=cmap(0.15 + 0.85 * c / 16) if c else "white", lw=0.4,
+                text=str(c) if c else "", fs=6.5, tc="white" if c >= 8 else "black")
+        text(ax, -0.5, y + 0.45, label, fs=7.8, ha="right", family="DejaVu Sans Mono")
+        verdict = f"{worst}-way" if worst > 1 else "conflict-free"
+        text(ax, 32.6, y + 0.45, verdict, fs=8.5, ha="left", color=OI["red"] if worst > 1 else OI["green"],
+             fontweight="bold")
+    ax.plot([-3, 35], [5 * 1.35 + 0.1, 5 * 1.35 + 0.1], color=OI["dark"], lw=0.8, ls="--", clip_on=False)
+    note(fig, 0.03, 0.17,
+         "Number in a cell: how many of warp 0's 32 threads read a word in that bank (first operand; the second, "
+         "+ s, has the same pattern). Threads whose index\n2·s·tid ≥ blockDim (512) skip: at s = 16 only tid < 16 "
+         "work, all in bank 0. Shared memory serves one word per bank per wavefront, so an n-way conflict costs n\n"
+         "wavefronts. The ladder keeps its tree in global memory (reduction/01-03), where the same index pattern costs "
+         "sectors instead: step 02's 2·stride·tid is Harris's\ninterleaved addressing, step 03's tid + stride his "
+         "sequential addressing (\"Optimizing Parallel Reduction in CUDA\", kernels 2 and 3).", fs=7.9)
+    return fig
+
+
+@figure("reduction/img/fig_warp_shuffle.png")
+def fig_warp_shuffle():
+    """Step 07's last warp: sum += __shfl_down_sync(0xffffffff, sum, offset) for offset 16, 8, 4, 2, 1.
+    Each lane takes the register of lane + offset; the coloured arrows are the additions that reach lane
+    0, which ends with the warp's total. Lanes whose source would be past lane 31 get their own value
+    back (hatched): their results are never used. No memory, no __syncwarp."""
+    offsets = [16, 8, 4, 2, 1]
+    fig = new_fig(9, 5.7, "Warp shuffle reduction (step 07): __shfl_down_sync, offsets 16, 8, 4, 2, 1")
+    ax = grid_ax(fig, [0.16, 0.18, 0.82, 0.72], (-0.2, 32.2), (-0.8, len(offsets) * 1.6 + 1.0), equal=False)
+    # Lanes whose value reaches lane 0 at the end: walk backwards.
+    needed_at = [None] * (len(offsets) + 1)
+    needed_at[len(offsets)] = {0}
+    for i in range(len(offsets) - 1, -1, -1):
+        o = offsets[i]
+        prev = set()
+        for l in needed_at[i + 1]:
+            prev.add(l)
+            prev.add(l + o)
+        needed_at[i] = prev
+    for lvl in range(len(offsets) + 1):
+        y = lvl * 1.6
+        label = "start: v = slice[lane]\n+ slice[lane + 32]" if lvl == 0 else f"after offset {offsets[lvl - 1]}"
+        text(ax, -0.4, y + 0.35, label, fs=7.5, ha="right")
+        for l in range(32):
+            own = lvl > 0 and l + offsets[lvl - 1] > 31
+            matters = l in needed_at[lvl]
+            fc = OI["sky"] if matters else "white"
+            box(ax, l, y, 1, 0.7, fc=fc, lw=0.4, hatch="////" if own else None,
+                text=str(l) if lvl == 0 or matters else "", fs=6.5)
+        if lvl:
+            o = offsets[lvl - 1]
+            for l in range(32 - o):
+                matters = l in needed_at[lvl]
+                arrow(ax, l + o + 0.5, y - 0.9, l + 0.5, y, lw=1.0 if matters else 0.4, ms=6 if matters else 3,
+                      color=OI["red"] if matters else "#BBBBBB", zorder=4 if matters else 2)
+    text(ax, 0.5, len(offsets) * 1.6 + 0.95, "lane 0: the warp's sum", fs=8.5, ha="left", color=OI["red"],
+         fontweight="bold")
+    note(fig, 0.03, 0.125,
+         "07_warp_shuffle.cu, warp_sum(): for (offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffff, v, "
+         "offset). Row = the registers after that step;\nblue = lanes whose value still reaches lane 0; red arrows = those "
+         "additions. Before the shuffles warp 0 folds the last 64 values: sum = slice[tid] + slice[tid + 32].\n"
+         "A shift-down tree, not the XOR butterfly (__shfl_xor_sync), which would leave the total in every lane. "
+         "Hatched: lane + offset > 31, the lane reads its own value.", fs=8)
+    return fig
+
+
+# ====================================================================================================
+# sgemm
+# ====================================================================================================
+
+def _warptile(BM=128, BN=128, BK=8, WM=64, WN=32, TM=8, TN=8):
+    """08_warptiling.cu's WarpTile arithmetic."""
+    WARPS_N = BN // WN
+    WARPS = (BM // WM) * WARPS_N
+    RM, RN = TM // 4, TN // 4
+    WSUB_M, WSUB_N = WM // RM, WN // RN
+    LANES_M, LANES_N = WSUB_M // 4, WSUB_N // 4
+    assert LANES_M * LANES_N == 32
+
+    def rows_cols(warp, lane):
+        lm, ln = lane // LANES_N, lane % LANES_N
+        a_off = warp // WARPS_N * WM + lm * 4
+        b_off = warp % WARPS_N * WN + ln * 4
+        rows = [a_off + i * WSUB_M + r for i in range(RM) for r in range(4)]
+        cols = [b_off + j * WSUB_N + c for j in range(RN) for c in range(4)]
+        return rows, cols
+    return dict(WARPS=WARPS, WARPS_N=WARPS_N, RM=RM, RN=RN, WSUB_M=WSUB_M, WSUB_N=WSUB_N, LANES_M=LANES_M,
+                LANES_N=LANES_N, rows_cols=rows_cols, BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, TM=TM, TN=TN)
+
+
+@figure("sgemm/img/fig_tiling_hierarchy.png")
+def fig_tiling_hierarchy():
+    """The three levels of sgemm steps 05-08: a block computes a 128 x 128 tile of C from a 128 x 8 slice
+    of A and an 8 x 128 slice of B staged in shared memory (BK = 8); in step 08 the tile is 8 warp tiles
+    of 64 x 32, and each lane owns an 8 x 8 thread tile made of 2 x 2 sub-tiles of 4 x 4 spread over its
+    warp tile (lane 0's in green), kept in registers as the outer product of 8 values of A and 8 of B
+    per k."""
+    W = _warptile()
+    BM, BN, BK, WM, WN = W["BM"], W["BN"], W["BK"], W["WM"], W["WN"]
+    warp_sel, lane_sel = 5, 0
+    fig = new_fig(9, 6.4, "sgemm tiling: block tile → warp tile → thread tile (steps 05 and 08)")
+    # Panel 1: block tile with As / Bs.
+    sc = 1 / 8  # drawing units per element
+    ax = grid_ax(fig, [0.01, 0.27, 0.38, 0.62], (-5.5, BN * sc + 0.5), (-4.5, BM * sc + 1.2))
+    ax.set_title("block tile of C: 128 × 128, 256 threads", fontsize=9)
+    box(ax, -2.2, 0, BK * sc * 2, BM * sc, fc=OI["sky"], lw=0.8)
+    text(ax, -2.5, BM * sc / 2, "As: 128 × 8 (shared)", fs=7.5, rotation=90, ha="right")
+    box(ax, 0, -2.2, BN * sc, BK * sc * 2, fc=OI["orange"], lw=0.8)
+    text(ax, BN * sc / 2, -2.5, "Bs: 8 × 128 (shared)", fs=7.5, va="bottom")
+    for w in range(W["WARPS"]):
+        r0, c0 = w // W["WARPS_N"] * WM, w % W["WARPS_N"] * WN
+        sel = w == warp_sel
+        box(ax, c0 * sc, r0 * sc, WN * sc, WM * sc, fc=OI["green"] if sel else "#F4F4F4", lw=0.8,
+            text=f"warp {w}\n64 × 32", fs=7.5, bold=sel)
+        if sel:
+            box(ax, -2.2, r0 * sc, BK * sc * 2, WM * sc, ec=OI["red"], lw=2)
+            box(ax, c0 * sc, -2.2, WN * sc, BK * sc * 2, ec=OI["red"], lw=2)
+    text(ax, BN * sc / 2, BM * sc + 0.3, "per k step: BK = 8 columns of A, 8 rows of B", fs=7.5, va="top")
+
+    # Panel 2: warp tile 64 x 32, lanes' 4 x 4 patches.
+    r_base = warp_sel // W["WARPS_N"] * WM
+    c_base = warp_sel % W["WARPS_N"] * WN
+    ax2 = grid_ax(fig, [0.41, 0.19, 0.24, 0.66], (-1.5, WN + 1.5), (-2.5, WM + 0.5))
+    ax2.set_title(f"warp {warp_sel}'s tile (C rows {r_base}–{r_base + WM - 1},\ncolumns {c_base}–{c_base + WN - 1}): "
+                  "lane numbers", fontsize=9)
+    for lane in range(32):
+        rows, cols = W["rows_cols"](warp_sel, lane)
+        for i in range(W["RM"]):
+            for j in range(W["RN"]):
+                r = rows[4 * i] - r_base
+                c = cols[4 * j] - c_base
+                sel = lane == lane_sel
+                box(ax2, c, r, 4, 4, fc=OI["green"] if sel else ["#FFFFFF", "#EEEEEE"][(i + j) % 2], lw=0.4,
+                    text=str(lane), fs=6.3, bold=sel)
+    for i in range(W["RM"]):
+        for j in range(W["RN"]):
+            box(ax2, j * W["WSUB_N"], i * W["WSUB_M"], W["WSUB_N"], W["WSUB_M"], ec="black", lw=1.3)
+    text(ax2, WN / 2, -1.2, f"2 × 2 sub-tiles of {W['WSUB_M']} × {W['WSUB_N']}; cell = 4 × 4 elements", fs=7)
+    # Panel 3: thread tile = outer product.
+    rows, cols = W["rows_cols"](warp_sel, lane_sel)
+    ax3 = grid_ax(fig, [0.67, 0.33, 0.31, 0.52], (-5.0, 9.5), (-4.2, 9.2))
+    ax3.set_title(f"lane {lane_sel}'s thread tile: acc[8][8] (registers)", fontsize=9)
+    for i in range(8):
+        box(ax3, -1.4, i, 1, 1, fc=OI["sky"], text=f"a{i}", fs=6.5)
+        box(ax3, i, -1.4, 1, 1, fc=OI["orange"], text=f"b{i}", fs=6.5)
+        for j in range(8):
+            box(ax3, j, i, 1, 1, fc=OI["green"], lw=0.4)
+    for h in (0, 1):
+        text(ax3, -1.6, 4 * h + 2, f"C rows\n{rows[4 * h]}–{rows[4 * h] + 3}", fs=6.5, ha="right")
+        text(ax3, 4 * h + 2, -1.6, f"cols {cols[4 * h]}–{cols[4 * h] + 3}", fs=6.5, va="bottom")
+    box(ax3, 0, 0, 8, 8, ec="black", lw=1.0)
+    ax3.plot([4, 4], [0, 8], color="white", lw=2)
+    ax3.plot([0, 8], [4, 4], color="white", lw=2)
+    text(ax3, 4, 8.5, "per k (p = 0..7): acc[i][j] += a[i]·b[j]\n64 FFMA from 2 + 2 LDS.128:\n"
+         "a = As[p][4 rows] × 2, b = Bs[p][4 cols] × 2", fs=7.2, va="top")
+    note(fig, 0.02, 0.165,
+         "05_2d_blocktiling.cu: Tiling<BM = 128, BN = 128, BK = 8, TM = 8, TN = 8>, 256 threads in a 16 × 16 grid; "
+         "thread (row, col) owns the contiguous 8 × 8 patch at rows 8·row, columns 8·col.\n"
+         "08_warptiling.cu: WarpTile<128, 128, 8, 64, 32, 8, 8>: 8 warps of 64 × 32 (2 × 4); lane (lm, ln) = "
+         "(lane / 4, lane % 4) owns rows i·32 + 4·lm + 0..3 and columns j·16 + 4·ln + 0..3 (i, j ∈ {0, 1}) of its warp "
+         "tile, so each LDS.128 of a warp reads 8 distinct float4 of As (128 contiguous bytes) or 4 of Bs "
+         "(64 bytes), the other lanes getting broadcasts: no bank conflicts. As is stored transposed and padded, As[k][BM + 4]; Bs[k][BN]. Red: the slices warp 5 reads.",
+         fs=7.9)
+    return fig
+
+
+@figure("sgemm/img/fig_cp_async_ring.png")
+def fig_cp_async_ring():
+    """Step 09's ring of S = 3 shared-memory stages over 8 k tiles: tile j is requested by cp.async two
+    iterations before it is multiplied (in flight, hatched) into the stage that tile j - 3 left, so while
+    the FFMAs run on one stage the next two tiles are on their way. Look at the vertical lines:
+    cp.async.wait_group(S - 2) and one __syncthreads per k tile; the last two iterations issue empty
+    groups."""
+    S, ktiles = 3, 8
+    fig = new_fig(9, 4.3, "cp.async pipeline (step 09): S = 3 stages, S − 1 = 2 tiles in flight")
+    ax = fig.add_axes([0.10, 0.31, 0.87, 0.52])
+    issue = {j: (-1.0 + 0.25 * j if j < S - 1 else j - (S - 1)) for j in range(ktiles)}
+    for j in range(ktiles):
+        s = j % S
+        ax.barh(s, j - issue[j], left=issue[j], height=0.6, color=OI["sky"], edgecolor=OI["dark"], hatch="///",
+                lw=0.5)
+        ax.text((issue[j] + j) / 2, s, f"tile {j} in flight", ha="center", va="center", fontsize=7.5,
+                bbox=dict(facecolor="white", edgecolor="none", pad=0.5, alpha=0.85))
+        ax.barh(s, 1, left=j, height=0.6, color=OI["orange"], edgecolor=OI["dark"], lw=0.5)
+        ax.text(j + 0.5, s, f"FFMA\ntile {j}", ha="center", va="center", fontsize=7)
+    for kt in range(ktiles):
+        ax.axvline(kt + 1, color=OI["red"], lw=0.9, ls="--")
+        ax.text(kt + 0.5, -0.75, f"kt = {kt}", ha="center", fontsize=8)
+        issued = kt + S - 1
+        ax.text(kt + 0.04, S - 0.35, f"issue {issued}" if issued < ktiles else "empty\ngroup", ha="left",
+                va="bottom", fontsize=6.5, color=OI["blue"])
+    ax.axvline(0, color=OI["red"], lw=0.9, ls="--")
+    ax.text(-0.5, -0.75, "prologue", ha="center", fontsize=8)
+    ax.set_yticks(range(S))
+    ax.set_yticklabels([f"stage {s}" for s in range(S)])
+    ax.set_ylim(S - 0.2, -1.1)
+    ax.set_xlim(-1.1, ktiles + 0.1)
+    ax.set_xticks([])
+    ax.set_xlabel("time →  (one column = one k tile of BK = 8 or 32: BK FFMA rounds)")
+    ax.spines[["top", "right", "left"]].set_visible(False)
+    from matplotlib.patches import Patch
+    from matplotlib.lines import Line2D
+    ax.legend(handles=[Patch(facecolor=OI["sky"], edgecolor=OI["dark"], hatch="///",
+                             label="cp.async copies in flight (global → shared, LDGSTS)"),
+                       Patch(facecolor=OI["orange"], edgecolor=OI["dark"], label="FFMAs reading the stage"),
+                       Line2D([0], [0], color=OI["red"], ls="--", lw=0.9, label="wait_group(1) + __syncthreads()")],
+              loc="upper center", ncol=3, bbox_to_anchor=(0.5, 1.22), fontsize=8, frameon=False)
+    note(fig, 0.03, 0.2,
+         "09_pipelined.cu, pipelined_tile<T, Stages = 3>: the prologue commits tiles 0 and 1; iteration kt issues tile "
+         "kt + 2 into stage ws = (kt + 2) % 3 at p = 0 and commits a group (empty once past\n"
+         "the last tile), and at p = BK − 1 waits with cp.async.wait_group(1) + __syncthreads(): tile kt + 1 has landed and "
+         "every warp is done with tile kt − 1's stage (red dashed lines).\n"
+         "S = 3 in the default tilings 128x128x8_8x8_w64x32_s3 (3 × 8.1 KB of shared memory) and, at 4096³ on an H100, "
+         "128x256x32_8x16_w64x64_s3 (3 × 48.5 KB = 145.5 KB).", fs=7.9)
+    return fig
+
+
+@figure("sgemm/img/fig_split_k.png")
+def fig_split_k():
+    """Split-K as step 10 runs it at 1024 x 1024 x 8192 on an H100: 32 tiles of 128 x 256 cannot fill 132
+    SMs, so k is cut into 4 slices of 2048; block (tile, s) runs step 09's tile loop on slice s and writes
+    a partial tile to slice s of a workspace, and a second kernel adds the 4 partials of each element in
+    slice order (no atomics: deterministic)."""
+    m, n, k = 1024, 1024, 8192
+    bm, bn, bk, per_sm, sms, min_slice = 128, 256, 32, 1, 132, 256  # 128x256x32_8x16_w64x64_s3, kMinSlice
+    slots = sms * per_sm
+    tiles_m, tiles_n = -(-m // bm), -(-n // bn)
+    tiles = tiles_m * tiles_n
+    slices = min(slots // tiles, k // min_slice)
+    k_slice = (-(-k // slices) + bk - 1) // bk * bk
+    slices = -(-k // k_slice)
+    fig = new_fig(9, 5.9, f"Split-K (step 10): {m} × {n} × {k}, {slices} slices of k = {k_slice}")
+    ax = grid_ax(fig, [0.01, 0.2, 0.50, 0.72], (-0.3, 11.2), (-0.9, 12.2))
+    kl, mh = 6.0, 4.0  # k drawn 6 units long, m = n drawn 4 units (not to scale)
+    scol = [OI["sky"], OI["orange"], OI["green"], OI["purple"]]
+    sel_i, sel_j = 2, 1
+    tw, th = mh / tiles_n, mh / tiles_m
+    # B above C: k x n, slices stacked down k
+    bx0 = kl + 0.6
+    for s_ in range(slices):
+        box(ax, bx0, s_ * kl / slices, mh, kl / slices, fc=scol[s_], lw=0.5, alpha=0.85)
+        text(ax, bx0 + 3 * tw, (s_ + 0.5) * kl / slices, f"s = {s_}", fs=7.5)
+    text(ax, bx0 + mh / 2, -0.45, f"B ({k} × {n})", fs=8)
+    # A left of C: m x k, slices side by side along k
+    ay0 = kl + 0.6
+    for s_ in range(slices):
+        box(ax, s_ * kl / slices, ay0, kl / slices, mh, fc=scol[s_], lw=0.5, alpha=0.85, text=f"s = {s_}", fs=7.5)
+        text(ax, (s_ + 0.5) * kl / slices, ay0 + mh + 0.35, f"k {s_ * k_slice}–\n{(s_ + 1) * k_slice - 1}", fs=6.3,
+             va="top")
+    text(ax, kl / 2, ay0 + mh + 1.35, f"A ({m} × {k}); k not to scale", fs=8, va="top")
+    for i in range(tiles_m):
+        for j in range(tiles_n):
+            box(ax, bx0 + j * tw, ay0 + i * th, tw, th, fc=OI["red"] if (i, j) == (sel_i, sel_j) else "white", lw=0.4)
+    text(ax, bx0 + mh / 2, ay0 + mh + 0.35, f"C: {tiles_m} × {tiles_n} = {tiles}\ntiles of {bm} × {bn}", fs=7.5, va="top")
+    box(ax, 0, ay0 + sel_i * th, kl, th, ec=OI["red"], lw=1.6, zorder=4)
+    box(ax, bx0 + sel_j * tw, 0, tw, kl, ec=OI["red"], lw=1.6, zorder=4)
+    # Right: the partials and the sum
+    ax2 = grid_ax(fig, [0.52, 0.2, 0.47, 0.72], (-0.2, 12.5), (-0.9, 12.2))
+    text(ax2, 2.8, -0.45, "workspace: slice s = m × n floats", fs=7.5)
+    for s_ in range(slices):
+        y0 = 0.3 + s_ * 2.6
+        box(ax2, 0.2, y0, 5.2, 1.9, fc=scol[s_], lw=0.8,
+            text=f"P{s_} = block (tile, {s_})\nA·B over k ∈ [{s_ * k_slice}, {(s_ + 1) * k_slice})", fs=7)
+        arrow(ax2, 5.5, y0 + 0.95, 7.0, 5.55, lw=1.0, ms=8)
+    box(ax2, 7.1, 4.6, 5.2, 1.9, fc=OI["red"], lw=0.8, text="C tile\n= P0 + P1 + P2 + P3", fs=7.5, tc="white")
+    text(ax2, 9.7, 7.1, "sum_slices kernel:\nin slice order, float4\nat a time (deterministic)", fs=7.5, va="top")
+    note(fig, 0.02, 0.15,
+         f"10_split_k.cu at {m} × {n} × {k} on an H100: the split tiling is the largest block tile that fits, "
+         f"128x256x32_8x16_w64x64_s3 ({per_sm} block per SM → {slots} slots).\n"
+         f"{tiles} tiles < {slots} slots, so S = min(slots / tiles, k / kMinSlice) = min({slots // tiles}, {k // min_slice}) = "
+         f"{slices}, k_slice = {k_slice} (a multiple of BK = {bk}); grid ({tiles}, {slices}) = {tiles * slices} blocks.\n"
+         f"Workspace {slices} × {m} × {n} × 4 B = {slices * m * n * 4 // 2**20} MiB, written once and read once by "
+         "sum_slices. Each block runs step 09's pipelined_tile unchanged on A + k0 and B + k0·n.", fs=8)
+    return fig
+
+
+def _mma_maps():
+    """Element -> (lane, register) maps of mma.m16n8k8 .tf32 (common/mma.cuh, PTX ISA)."""
+    A, B, C = {}, {}, {}
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        for reg, (r, c) in enumerate([(g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)]):
+            assert (r, c) not in A
+            A[(r, c)] = (lane, reg)
+        for reg, (r, c) in enumerate([(t, g), (t + 4, g)]):
+            assert (r, c) not in B
+            B[(r, c)] = (lane, reg)
+        for reg, (r, c) in enumerate([(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)]):
+            assert (r, c) not in C
+            C[(r, c)] = (lane, reg)
+    assert len(A) == 128 and len(B) == 64 and len(C) == 128
+    return A, B, C
+
+
+@figure("sgemm/img/fig_mma_fragment.png")
+def fig_mma_fragment():
+    """Who holds what in mma.sync.m16n8k8 TF32 (tf32_02), lane = 4g + t (g = lane / 4, t = lane % 4):
+    A (16 x 8) a0 = A[g][t], a1 = A[g+8][t], a2 = A[g][t+4], a3 = A[g+8][t+4]; B (8 x 8) b0 = B[t][g],
+    b1 = B[t+4][g]; C (16 x 8) c0 = C[g][2t], c1 = C[g][2t+1], c2 = C[g+8][2t], c3 = C[g+8][2t+1]. Each
+    cell names its lane (T) and register; colour = register."""
+    A, B, C = _mma_maps()
+    regc = [OI["sky"], OI["orange"], OI["green"], OI["purple"]]
+    fig = new_fig(9, 6.6, "mma.sync.m16n8k8 TF32 fragments: lane = 4g + t, g = lane / 4, t = lane % 4")
+    specs = [("A  (16 × 8: m × k, row)", A, 16, 8, "a", [0.04, 0.04, 0.30, 0.84]),
+             ("B  (8 × 8: k × n, col)", B, 8, 8, "b", [0.365, 0.50, 0.30, 0.40]),
+             ("C / D  (16 × 8: m × n, fp32)", C, 16, 8, "c", [0.69, 0.04, 0.30, 0.84])]
+    for title, M, nr, nc, rn, rect in specs:
+        ax = grid_ax(fig, rect, (-2.2, nc + 0.2), (-1.6, nr + 0.3))
+        ax.set_title(title, fontsize=9.5)
+        for (r, c), (lane, reg) in M.items():
+            box(ax, c, r, 1, 1, fc=regc[reg], lw=0.4, text=f"T{lane}\n{rn}{reg}", fs=6.2)
+        for c in range(nc):
+            text(ax, c + 0.5, -0.25, str(c), fs=6.5, color="#555555")
+        for r in range(nr):
+            text(ax, -0.15, r + 0.5, str(r), fs=6.5, ha="right", color="#555555")
+        if rn == "a":
+            brace_h(ax, 0, 4, -0.55, "k = t", below=False, fs=7.5)
+            brace_h(ax, 4, 8, -0.55, "k = t + 4", below=False, fs=7.5)
+            brace_v(ax, 0, 8, -1.0, "g", right=False, fs=8)
+            brace_v(ax, 8, 16, -1.0, "g + 8", right=False, fs=8)
+        elif rn == "b":
+            brace_h(ax, 0, 8, -0.55, "n = g", below=False, fs=7.5)
+            brace_v(ax, 0, 4, -1.0, "k = t", right=False, fs=8)
+            brace_v(ax, 4, 8, -1.0, "t + 4", right=False, fs=8)
+        else:
+            brace_h(ax, 0, 8, -0.55, "n = 2t (even), 2t + 1 (odd)", below=False, fs=7.5)
+            brace_v(ax, 0, 8, -1.0, "g", right=False, fs=8)
+            brace_v(ax, 8, 16, -1.0, "g + 8", right=False, fs=8)
+    note(fig, 0.385, 0.47,
+         "D = A·B + C, one warp, 4 + 2 + 4\nregisters per lane.\n\n"
+         "Lane 5 (g = 1, t = 1) holds\n  A[1][1], A[9][1], A[1][5], A[9][5],\n  B[1][1], B[5][1],\n"
+         "  C[1][2], C[1][3], C[9][2], C[9][3].\n\n"
+         "Checked against common/mma.cuh\n(mma_m16n8k8_tf32) and PTX ISA\n\"Matrix Fragments for mma.m16n8k8\"\n(.tf32). "
+         "tf32_02_mma_sync.cu loads\na0..a3 with ldmatrix.x4 and b0, b1\nwith two LDS.32 (rows t, t + 4).", fs=8, wrap=False)
+    return fig
+
+
+@figure("sgemm/img/fig_ldmatrix.png")
+def fig_ldmatrix():
+    """ldmatrix.sync.aligned.m8n8.x4.b16 as tf32_02 uses it for one 16 x 8 TF32 fragment of A: four 8 x 8
+    b16 matrices, each 8 rows of 16 bytes (4 TF32 words). Lanes 8q..8q+7 give the row addresses of
+    matrix q (arrows on the left and right); word w of row i of matrix q lands in register r[q] of lane
+    4i + w — exactly the mma fragment a[q]. One instruction instead of four LDS.32."""
+    fig = new_fig(9, 6.4, "ldmatrix.x4 for a 16 × 8 TF32 fragment of A (tf32_02): addresses in, words out")
+    qc = [OI["sky"], OI["orange"], OI["green"], OI["purple"]]
+    ax = grid_ax(fig, [0.02, 0.06, 0.60, 0.84], (-5.5, 13.5), (-3.0, 17.6))
+    A, _, _ = _mma_maps()
+    for r in range(16):
+        for c in range(8):
+            q = (r // 8) + 2 * (c // 4)       # matrix: rows (q & 1)·8.., k chunk (q >> 1)
+            i, w = r % 8, c % 4                # row in the matrix, word in the row
+            lane = 4 * i + w
+            assert A[(r, c)] == (lane, q)      # = the mma.m16n8k8 A fragment
+            box(ax, c, r, 1, 1, fc=qc[q], lw=0.4, text=f"T{lane}\nr{q}", fs=6.3)
+    for q in range(4):
+        rows0 = (q & 1) * 8
+        left = q < 2
+        for i in range(8):
+            lane = 8 * q + i
+            y = rows0 + i + 0.5
+            if left:
+                text(ax, -2.0, y, f"lane {lane}", fs=6.8, ha="right", color=OI["dark"])
+                arrow(ax, -1.9, y, -0.05, y, lw=0.6, ms=5, color=OI["dark"])
+            else:
+                text(ax, 10.0, y, f"lane {lane}", fs=6.8, ha="left", color=OI["dark"])
+                arrow(ax, 9.9, y, 8.05, y, lw=0.6, ms=5, color=OI["dark"])
+        box(ax, (q >> 1) * 4, rows0, 4, 8, ec="black", lw=1.8)
+        ym = -0.6 if q in (0, 2) else 16.3
+        text(ax, (q >> 1) * 4 + 2, ym, f"matrix {q}\nrows {rows0}–{rows0 + 7}, k {(q >> 1) * 4}–{(q >> 1) * 4 + 3}",
+             fs=7, va="bottom" if q in (0, 2) else "top")
+    for c in range(8):
+        text(ax, c + 0.5, -0.3, f"k{c}", fs=6.5, color="#555555")
+    text(ax, 4, -2.55, "a row of each matrix: 16 bytes = 8 b16 = 4 TF32 words", fs=7.5)
+    text(ax, -2.8, 16.4, "row addresses\n(matrices 0, 1)", fs=7, ha="center", va="top")
+    text(ax, 10.8, 16.4, "row addresses\n(matrices 2, 3)", fs=7, ha="center", va="top")
+    note(fig, 0.64, 0.86,
+         "ldmatrix.sync.aligned.m8n8.x4.shared.b16\n{r0, r1, r2, r3}, [addr]\n(common/mma.cuh, ldmatrix_x4)\n\n"
+         "Addresses: lane 8q + i gives the start of\nrow i of matrix q (16-byte aligned).\n"
+         "tf32_02: row = (lane >> 3 & 1)·8 + (lane & 7),\nk chunk = 2·kk + (lane >> 4), at\n"
+         "As + a_swizzled(row, chunk) — the A tile\nstored row by row (K-major), 16-byte\n"
+         "chunks XOR-swizzled (next figure).\n\n"
+         "Data: word w of row i of matrix q goes to\nregister r[q] of lane 4i + w.\n\n"
+         "With matrix q = rows (q & 1)·8 .. +7,\nk (q >> 1)·4 .. +3, r[q] is the mma\nfragment a[q]: A[g][t], A[g+8][t],\n"
+         "A[g][t+4], A[g+8][t+4] (g = lane / 4,\nt = lane % 4); cell text: receiving lane\nand register.\n\n"
+         "B needs b0 = B[t][g], b1 = B[t+4][g]\nfrom a k × n tile: ldmatrix's .trans\nmoves 16-bit halves, not TF32 words,\n"
+         "so tf32_02 loads B with two LDS.32.", fs=8, wrap=False)
+    return fig
+
+
+@figure("sgemm/img/fig_swizzle_128b.png")
+def fig_swizzle_128b():
+    """The 128-byte swizzle: a tile of 128-byte rows, 8 chunks of 16 B each, chunk c of row r stored at
+    chunk c ^ (r % 8). Unswizzled, the same logical chunk of 8 consecutive rows (what one ldmatrix phase
+    or a wgmma read takes) sits in the same 4 banks: an 8-way conflict; swizzled, it lands in 8
+    different chunk positions, i.e. 8 different bank groups. Colour and number = logical chunk."""
+    rows, chunks, col = 8, 8, 2
+    fig = new_fig(9, 5.0, "128-byte swizzle: physical chunk = logical chunk XOR (row % 8)")
+    for p, swz in enumerate((False, True)):
+        ax = grid_ax(fig, [0.03 + p * 0.34, 0.24, 0.31, 0.62], (-2.2, chunks + 0.2), (-2.0, rows + 0.3))
+        ax.set_title("no swizzle: chunk c at c" if not swz else "swizzled: chunk c at c ^ (r % 8)", fontsize=9.5)
+        for r in range(rows):
+            for c in range(chunks):
+                pc = c ^ (r % 8) if swz else c
+                # tf32_02's formula in floats: r * 32 + ((chunk ^ (r & 7)) << 2)
+                if swz:
+                    assert (r * 32 + ((c ^ (r & 7)) << 2)) * 4 == r * 128 + pc * 16
+                sel = c == col
+                box(ax, pc, r, 1, 1, fc=CYCLE8[c], lw=2.0 if sel else 0.4, ec="black" if sel else OI["dark"],
+                    text=str(c), fs=8, bold=sel, zorder=3 if sel else 1)
+            text(ax, -0.2, r + 0.5, f"row {r}", fs=7.5, ha="right")
+        for pc in range(chunks):
+            text(ax, pc + 0.5, -0.45, f"{4 * pc}–\n{4 * pc + 3}", fs=6.3, color="#555555")
+        text(ax, chunks / 2, -1.35, "banks of the physical chunk (16 B = 4 banks)", fs=7)
+    # bank-group histogram
+    axh = fig.add_axes([0.76, 0.36, 0.22, 0.45])
+    for swz, off, color, label in ((False, -0.2, OI["red"], "no swizzle"), (True, 0.2, OI["blue"], "swizzled")):
+        hits = [0] * 8
+        for r in range(rows):
+            hits[(col ^ (r % 8)) if swz else col] += 1
+        axh.bar([g + off for g in range(8)], hits, width=0.4, color=color, label=label, edgecolor=OI["dark"], lw=0.4)
+    axh.set_xticks(range(8))
+    axh.set_xticklabels([f"{4 * g}-{4 * g + 3}" for g in range(8)], rotation=60, fontsize=7)
+    axh.set_xlabel("bank group", fontsize=8)
+    axh.set_ylabel(f"rows 0-7 of chunk {col}", fontsize=8)
+    axh.set_title(f"chunk {col} of 8 rows:\n8-way conflict vs none", fontsize=9)
+    axh.legend(fontsize=7.5, frameon=False)
+    axh.spines[["top", "right"]].set_visible(False)
+    note(fig, 0.03, 0.2,
+         "A row is 128 bytes = 32 floats = 32 banks, so without a swizzle every row starts in bank 0. Outlined: logical chunk "
+         f"{col} of rows 0-7 — the 8 row\npieces one ldmatrix 8 × 16-B matrix reads (tf32_02: As with a_swizzled(r, chunk) = "
+         "r·32 + ((chunk ^ (r & 7)) << 2) floats).\nTMA's CU_TENSOR_MAP_SWIZZLE_128B writes the same pattern (tf32_03/04, "
+         "tiles 1024-byte aligned; the wgmma descriptor's layout type 1 = 128-byte\nswizzle reads it back): the pattern "
+         "repeats every 8 rows = 1024 bytes.", fs=8)
+    return fig
+
+
+@figure("sgemm/img/fig_tma_pipeline.png")
+def fig_tma_pipeline():
+    """tf32_04's producer/consumer pipeline over 4 stages: one producer thread waits until stage s is
+    empty, arms full[s] with expect_tx (48 KB) and issues the TMA boxes; both consumer warp groups wait
+    for full[s], run 4 wgmma m64n256k8 on it and arrive on empty[s] (one arrival per warp, 8 in all).
+    Each barrier's phase parity flips every time the ring wraps; a fresh empty barrier lets the first
+    round through. An idealised schedule (TMA latency 2.5 units, one k step of wgmmas 1 unit)."""
+    S, ksteps, L, Cc = 4, 12, 2.5, 1.0
+    I, F, St, R = {}, {}, {}, {}
+    prod = 0.0
+    for kt in range(ksteps):
+        ready = R[kt - S] if kt >= S else 0.0  # empty[s] phase of round kt//S - 1 completed
+        I[kt] = max(prod, ready)
+        prod = I[kt] + 0.3
+        F[kt] = I[kt] + L
+        St[kt] = max(F[kt], R[kt - 1] if kt else 0.0)
+        R[kt] = St[kt] + Cc
+    fig = new_fig(9, 6.3, "TMA + mbarrier pipeline (tf32_04): 1 producer, 4 stages, 2 consumer warp groups")
+    ax = fig.add_axes([0.16, 0.27, 0.82, 0.62])
+    ylab = (["producer\n(WG 0, 1 thread)"] + [f"stage {s}" for s in range(S)] +
+            ["consumer WG 1\n(tile n 0–63)", "consumer WG 2\n(tile n 64–127)"])
+    for kt in range(ksteps):
+        s, rnd = kt % S, kt // S
+        par = rnd & 1
+        # producer: wait empty (parity par ^ 1), expect_tx, TMA
+        ax.plot([I[kt]], [0], marker="v", color=OI["blue"], ms=7)
+        ax.text(I[kt], -0.28, f"{kt}", ha="center", fontsize=7, color=OI["blue"])
+        # stage row: filling, full/waiting, being read
+        y = 1 + s
+        ax.barh(y, F[kt] - I[kt], left=I[kt], height=0.55, color=OI["sky"], hatch="///", edgecolor=OI["dark"], lw=0.4)
+        ax.text((I[kt] + F[kt]) / 2, y, f"TMA kt {kt}", ha="center", va="center", fontsize=6.5,
+                bbox=dict(facecolor="white", edgecolor="none", pad=0.3, alpha=0.8))
+        if St[kt] > F[kt]:
+            ax.barh(y, St[kt] - F[kt], left=F[kt], height=0.55, color=OI["lightgrey"], edgecolor=OI["dark"], lw=0.4)
+        ax.barh(y, R[kt] - St[kt], left=St[kt], height=0.55, color=OI["orange"], edgecolor=OI["dark"], lw=0.4)
+        # full[s] completes (TMA bytes + producer arrival): phase `rnd` done, consumers wait parity par
+        ax.plot([F[kt]], [y - 0.36], marker="v", color=OI["green"], ms=6)
+        ax.text(F[kt], y - 0.52, f"F{par}", ha="center", fontsize=6.3, color=OI["green"])
+        # empty[s] completes (8 consumer warps arrived)
+        ax.plot([R[kt]], [y + 0.36], marker="^", color=OI["red"], ms=6)
+        ax.text(R[kt], y + 0.62, f"E{par}", ha="center", fontsize=6.3, color=OI["red"])
+        for c in (5, 6):
+            ax.barh(c, R[kt] - St[kt], left=St[kt], height=0.55, color=OI["orange"], edgecolor=OI["dark"], lw=0.4)
+            ax.text((St[kt] + R[kt]) / 2, c, f"kt {kt}\ns{s}", ha="center", va="center", fontsize=6.2)
+    for s in range(S):
+        ax.annotate("", xy=(I[s + S], 0.12), xytext=(R[s], 1 + s - 0.3),
+                    arrowprops=dict(arrowstyle="->", color=OI["red"], lw=0.7, ls=":"))
+    ax.set_yticks(range(len(ylab)))
+    ax.set_yticklabels(ylab, fontsize=8)
+    ax.set_ylim(len(ylab) - 0.4, -0.7)
+    ax.set_xlim(-0.3, R[ksteps - 1] + 0.3)
+    ax.set_xticks([])
+    ax.set_xlabel("time →")
+    ax.spines[["top", "right"]].set_visible(False)
+    legend_patches(ax, [("TMA writing the stage", OI["sky"], "///"), ("full, not yet read", OI["lightgrey"], None),
+                        ("wgmma reading it", OI["orange"], None)], loc="upper center", ncol=3,
+                   bbox_to_anchor=(0.5, 1.09), fs=8)
+    note(fig, 0.02, 0.21,
+         "tf32_04_wgmma_specialized.cu, 256x128x32_s4: stage = A box 256 × 32 + 4 B boxes 32 × 32 = 48 KB. "
+         "Producer (blue ▼ kt): mbarrier_wait(empty[s], phase ^ 1) — round 0 waits for parity 1,\n"
+         "which a fresh barrier counts as done — then arrive_expect_tx(full[s], 48 KB) and 5 TMA loads. full[s] "
+         "(init count 1) completes when the bytes have landed (green ▼ F0/F1 = phase parity);\n"
+         "consumers mbarrier_wait(full[s], phase), load B's fragments (LDS.32), 4 × wgmma m64n256k8, wait_group 0, then "
+         "lane 0 of each of the 8 consumer warps arrives on empty[s]\n(init count 8; red ▲ E0/E1); the dotted "
+         "arrows: that completion lets the producer refill the stage with kt + 4. s and phase advance together: "
+         "phase ^= 1 when s wraps to 0.", fs=7.8)
+    return fig
+
+
+@figure("sgemm/img/fig_warpgroup_wgmma.png")
+def fig_warpgroup_wgmma():
+    """A warp group is 4 consecutive warps (128 threads) that issue one wgmma.m64nNk8 together: the 64 x N
+    fp32 accumulator is split 16 rows per warp, and inside a warp's 16 rows lane 4g + t holds, for every
+    8 columns j, D[16w + g][8j + 2t, +1] and D[16w + g + 8][8j + 2t, +1]. B always comes from shared
+    memory through a descriptor; A from shared memory too (tf32_03) or from registers (tf32_04)."""
+    N = 128
+    fig = new_fig(9, 7.0, "wgmma.m64nNk8 (Hopper): one warp group, 64 × N accumulators in 128 threads' registers")
+    wc = [OI["sky"], OI["orange"], OI["green"], OI["purple"]]
+    ax = grid_ax(fig, [0.01, 0.30, 0.52, 0.62], (-15, 66), (-13, 67))
+    sc_n = 64 / N  # N columns drawn in 64 units
+    box(ax, 0, -10, 64, 8, fc=OI["lightgrey"], lw=0.8, text="B: 8 × N — shared memory, via descriptor\n"
+        "(K-major rows of 128 B, 128-byte swizzle)", fs=7.5)
+    for w in range(4):
+        box(ax, -10, 16 * w, 8, 16, fc=wc[w], lw=0.6, alpha=0.6, text="16 × 8", fs=6.5)
+    text(ax, -11, 32, "A: 64 × 8 — shared memory (tf32_03)\nor registers (tf32_04: warp w holds rows 16w…16w+15)",
+         fs=7, rotation=90, ha="right")
+    for w in range(4):
+        box(ax, 0, 16 * w, 64, 16, fc=wc[w], lw=0.8, alpha=0.75)
+        for j in range(0, N // 8):
+            box(ax, j * 8 * sc_n, 16 * w, 8 * sc_n, 16, ec="white", lw=0.3)
+        text(ax, 32, 16 * w + 8, f"warp {w} of the group (threads {32 * w}–{32 * w + 31})\nD rows {16 * w}–{16 * w + 15}",
+             fs=7.8, bbox=dict(facecolor="white", edgecolor="none", alpha=0.7, pad=1))
+    box(ax, 0, 16, 8 * sc_n, 16, ec="black", lw=2.0, zorder=5)
+    text(ax, 32, 64.8, f"D: 64 × N fp32; one column block = 8 columns (j)\nN = {N} in tf32_03: 64 registers a thread; "
+         "N = 256 in tf32_04: 128", fs=7.5, va="top")
+    # zoom: warp 1, columns 0..7
+    ax2 = grid_ax(fig, [0.57, 0.30, 0.41, 0.53], (-2.4, 8.1), (-1.9, 16.1), equal=False)
+    ax2.set_title("zoom: warp w = 1, columns 0–7 (j = 0); cell: lane T, register\n"
+                  "D[16w + g][8j + 2t + e] = d[4j + e]\nD[16w + g + 8][8j + 2t + e] = d[4j + 2 + e]\n"
+                  "g = lane / 4, t = lane % 4, e = 0, 1  (common/wgmma.cuh)", fontsize=8)
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        for reg, (r, c) in enumerate([(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)]):
+            box(ax2, c, r, 1, 1, fc=wc[1], lw=0.3, text=f"T{lane} d{reg}", fs=6.5)
+    brace_v(ax2, 0, 8, -0.6, "g\n(rows 16–23)", right=False, fs=7.5)
+    brace_v(ax2, 8, 16, -0.6, "g + 8\n(rows 24–31)", right=False, fs=7.5)
+    for c in range(8):
+        text(ax2, c + 0.5, -0.4, f"{c}", fs=7, color="#555555")
+    text(ax2, 4, -1.2, "column 8j + 2t + e", fs=7.5)
+    note(fig, 0.02, 0.255,
+         "tf32_03_wgmma_tma.cu: 2 warp groups per 128 × 128 tile, 64 rows each; wgmma m64n128k8, A and Bᵀ both from "
+         "shared memory (K-major, 128-byte-swizzle descriptors, +32 B per k8 slice).\n\n"
+         "tf32_04_wgmma_specialized.cu: WG 0 produces (TMA), WG 1 and WG 2 consume; wgmma m64n256k8 with A from "
+         "registers, computing Cᵀ: wgmma-A = 64 n-rows of B (4 LDS.32 per k8, the m16n8k8 a-fragment layout in each "
+         "warp), wgmma-B = A's 256 × 32 tile in shared memory (descriptor).\n\n"
+         "The four warps are consecutive, the first warp index a multiple of 4 (warps 4–7 form the second group). The "
+         "instruction is asynchronous: wgmma.fence before the first, commit_group after the batch, wait_group before the "
+         "accumulators are read or the shared tiles overwritten. TF32 wgmma reads only K-major operands from shared "
+         "memory: tf32_03 transposes B first, tf32_04 swaps the operands (registers can be filled from any layout).",
+         fs=7.9)
+    return fig
+
+
+# ====================================================================================================
+# separable_conv
+# ====================================================================================================
+
+@figure("separable_conv/img/fig_halo_apron.png")
+def fig_halo_apron():
+    """The apron (halo) of step 04's shared-memory tiles at K = 17 (R = (K - 1) / 2 = 8): a block of 28 x
+    28 threads computes 28 x 28 outputs; the row pass stages 28 rows of 28 + 16 = 44 pixels (8 on each
+    side), the column pass 28 columns of 44 rows (8 above and below). Output pixels are blue, apron
+    pixels orange; the red bracket is the 17-tap window of one output. The two passes never read the
+    corners (a fused pass, step 09, does)."""
+    B, K = 28, 17  # kBlockX = kBlockY = 28 in 04_shared_tiles.cu; default --taps 17
+    R = (K - 1) // 2
+    span = B + K - 1
+    fig = new_fig(9, 5.0, f"Tiles and their apron (step 04): 28 × 28 outputs, K = {K}, R = {R}")
+    lim = ((-3, span + 3), (-4, span + 3))
+    ty, tx = 20, 3  # the output whose window is drawn (tile coordinates)
+    # Row pass: 28 rows of span pixels.
+    ax = grid_ax(fig, [0.005, 0.2, 0.33, 0.68], *lim)
+    ax.set_title(f"row pass: {B} rows × {span} pixels", fontsize=9)
+    for y in range(B):
+        for x in range(span):
+            halo = x < R or x >= R + B
+            box(ax, x, y + R, 1, 1, fc=OI["orange"] if halo else OI["sky"], ec="white", lw=0.2)
+    box(ax, tx + R, ty + R, 1, 1, fc=OI["blue"], ec="black", lw=1.0, zorder=4)
+    box(ax, tx, ty + R, K, 1, ec=OI["red"], lw=1.8, zorder=5)
+    brace_h(ax, 0, R, R - 0.2, "R", below=False, fs=7.5)
+    brace_h(ax, R, R + B, R - 0.2, f"tile: {B}", below=False, fs=7.5)
+    brace_h(ax, R + B, span, R - 0.2, "R", below=False, fs=7.5)
+    text(ax, span / 2, R + B + 1.2, f"red: the {K} taps of one output,\nx − {R} .. x + {R}", fs=7.5, color=OI["red"],
+         va="top")
+    # Column pass: span rows of 28 pixels.
+    ax2 = grid_ax(fig, [0.335, 0.2, 0.33, 0.68], *lim)
+    ax2.set_title(f"column pass: {span} rows × {B} pixels", fontsize=9)
+    for y in range(span):
+        for x in range(B):
+            halo = y < R or y >= R + B
+            box(ax2, x + R, y, 1, 1, fc=OI["orange"] if halo else OI["sky"], ec="white", lw=0.2)
+    box(ax2, tx + R, ty + R, 1, 1, fc=OI["blue"], ec="black", lw=1.0, zorder=4)
+    box(ax2, tx + R, ty, 1, K, ec=OI["red"], lw=1.8, zorder=5)
+    brace_v(ax2, 0, R, R + B + 0.2, "R", fs=7.5)
+    brace_v(ax2, R, R + B, R + B + 0.2, f"tile:\n{B}", fs=7.5)
+    brace_v(ax2, R + B, span, R + B + 0.2, "R", fs=7.5)
+    # Both aprons around one tile (Podlozhnyuk's picture).
+    ax3 = grid_ax(fig, [0.665, 0.2, 0.33, 0.68], *lim)
+    ax3.set_title("both aprons around the tile", fontsize=9)
+    for y in range(span):
+        for x in range(span):
+            inx, iny = R <= x < R + B, R <= y < R + B
+            if inx and iny:
+                fc = OI["sky"]
+            elif inx or iny:
+                fc = OI["orange"]
+            else:
+                fc = "white"
+            box(ax3, x, y, 1, 1, fc=fc, ec="white" if fc != "white" else OI["lightgrey"], lw=0.2)
+    for (x0, y0) in ((0, 0), (R + B, 0), (0, R + B), (R + B, R + B)):
+        text(ax3, x0 + R / 2, y0 + R / 2, "corner:\nfused pass\nonly", fs=6.3, color="#666666")
+    box(ax3, tx + R, ty + R, 1, 1, fc=OI["blue"], ec="black", lw=1.0, zorder=4)
+    box(ax3, tx, ty + R, K, 1, ec=OI["red"], lw=1.5, zorder=5)
+    box(ax3, tx + R, ty, 1, K, ec=OI["red"], lw=1.5, zorder=5)
+    from matplotlib.patches import Patch
+    fig.legend(handles=[Patch(facecolor=OI["sky"], label=f"output tile ({B} × {B})"),
+                        Patch(facecolor=OI["orange"], label=f"apron / halo (R = (K − 1) / 2 = {R})"),
+                        Patch(facecolor=OI["blue"], edgecolor="black", label=f"output ({ty}, {tx})")],
+               loc="lower center", ncol=3, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.15))
+    pitch5 = 60  # padded_pitch(44, 28) in 05_padded.cu
+    note(fig, 0.03, 0.15,
+         f"04_shared_tiles.cu: 28 × 28 threads (the post's block), one output each. Row pass: block row y stages in[y][x0 − {R} "
+         f".. x0 + {B + R - 1}] (pitch {span} floats;\nstep 05 pads it to {pitch5} to end the bank "
+         f"conflicts), {B} × {span} × 4 B = {B * span * 4:,} B. Column pass: rows y0 − {R} .. y0 + {B + R - 1} of {B} "
+         f"columns, {span} × {B} × 4 B = {span * B * 4:,} B.\nEach staged pixel is read from global memory once per block "
+         f"instead of once per tap; the apron is read again by the neighbouring blocks ({span}/{B} = {span / B:.2f}× the "
+         "tile's pixels). The two passes never read the corners; step 09's fused pass must, since it row-filters the "
+         "halo rows too. (The picture of Podlozhnyuk, \"Image Convolution with CUDA\", NVIDIA 2007.)", fs=8)
+    return fig
+
+
+@figure("separable_conv/img/fig_two_pass_vs_fused.png")
+def fig_two_pass_vs_fused():
+    """DRAM traffic per pixel: two passes (steps 01-08) read the input, write the intermediate image,
+    read it back and write the output, 16 B per pixel; the fused pass (steps 09-10) keeps the row results
+    in shared memory, 8 B per pixel — the floor the chapter measures against. The price of step 09 is
+    on chip: its staged halo rows are row-filtered again by the next tile (1.6x the row-pass work at
+    K = 17, TH = 32), which step 10 removes."""
+    K, TH = 17, 32
+    col_len = (K + 3) // 4 * 4
+    redo = (TH + col_len - 1) / TH
+    fig = new_fig(9, 5.2, "Two passes through DRAM vs one fused pass")
+    ax = grid_ax(fig, [0.02, 0.22, 0.70, 0.68], (0, 30), (0, 13), equal=False)
+
+    def dram(x, y, label):
+        box(ax, x, y, 3.4, 1.6, fc=OI["lightgrey"], lw=0.8, text=label, fs=8)
+
+    def kernel(x, y, w, label, fc=OI["sky"]):
+        box(ax, x, y, w, 1.6, fc=fc, lw=0.8, text=label, fs=8)
+
+    text(ax, 0.2, 0.5, "steps 01–08: two kernels", fs=9.5, ha="left", fontweight="bold")
+    dram(0.2, 1.4, "in\n(DRAM)")
+    kernel(5.6, 1.4, 4.0, "row pass")
+    dram(11.8, 1.4, "tmp\n(DRAM)")
+    kernel(17.2, 1.4, 4.0, "column pass")
+    dram(23.4, 1.4, "out\n(DRAM)")
+    for x0, x1, lab in ((3.6, 5.6, "read 4 B"), (9.6, 11.8, "write 4 B"), (15.2, 17.2, "read 4 B"),
+                        (21.2, 23.4, "write 4 B")):
+        arrow(ax, x0, 2.2, x1, 2.2, lw=1.4, ms=10)
+        text(ax, (x0 + x1) / 2, 3.45, lab, fs=7.5)
+    text(ax, 27.2, 2.2, "= 16 B\n/ pixel", fs=9, ha="left", fontweight="bold", color=OI["red"])
+
+    text(ax, 0.2, 5.6, "steps 09–10: one kernel", fs=9.5, ha="left", fontweight="bold")
+    dram(0.2, 7.0, "in\n(DRAM)")
+    box(ax, 6.0, 6.4, 15.2, 4.4, fc="#F7F7F7", lw=0.8, ls="--")
+    text(ax, 13.4, 10.45, "one block, on chip", fs=7.5, color="#555555")
+    kernel(6.3, 7.0, 3.7, "row pass")
+    box(ax, 11.2, 7.0, 4.4, 1.6, fc=OI["yellow"], lw=0.8, text="row results\n(shared memory)", fs=7.5)
+    kernel(16.8, 7.0, 4.0, "column pass")
+    dram(23.4, 7.0, "out\n(DRAM)")
+    arrow(ax, 3.6, 7.8, 6.3, 7.8, lw=1.4, ms=10)
+    text(ax, 4.75, 9.05, "read 4 B", fs=7.5)
+    arrow(ax, 10.0, 7.8, 11.2, 7.8, lw=1.0, ms=8, color="#777777")
+    arrow(ax, 15.6, 7.8, 16.8, 7.8, lw=1.0, ms=8, color="#777777")
+    arrow(ax, 20.8, 7.8, 23.4, 7.8, lw=1.4, ms=10)
+    text(ax, 22.1, 9.05, "write 4 B", fs=7.5)
+    text(ax, 27.2, 7.8, "= 8 B\n/ pixel", fs=9, ha="left", fontweight="bold", color=OI["green"])
+
+    axb = fig.add_axes([0.78, 0.30, 0.19, 0.55])
+    px = 8192 * 8192
+    axb.bar([0, 1], [16, 8], color=[OI["red"], OI["green"]], edgecolor=OI["dark"])
+    axb.set_xticks([0, 1])
+    axb.set_xticklabels(["two\npasses", "fused"])
+    axb.set_ylabel("DRAM bytes per pixel")
+    for i, b in enumerate((16, 8)):
+        axb.text(i, b + 0.4, f"{b} B\n{b * px / 1e9:.2f} GB", ha="center", fontsize=8)
+    axb.set_ylim(0, 20)
+    axb.spines[["top", "right"]].set_visible(False)
+    axb.set_title("8192² image", fontsize=9)
+    note(fig, 0.03, 0.17,
+         "Minimum traffic (separable_conv.cuh, min_bytes): each input pixel read once, each output pixel written once, "
+         "8 B per pixel — the single-pass floor. A perfect\npair of two-pass kernels reaches 50% of it. Step 09 (09_fused.cu) "
+         f"stages TH + K′ − 1 = {TH} + {col_len} − 1 = {TH + col_len - 1} input rows per {TH}-row tile and row-filters all "
+         f"of them ({redo:.1f}× the row\npass at K = {K}); step 10 (10_strip_pipeline.cu) walks a strip and keeps the "
+         "K − 1 shared rows' results, so each input row is filtered once.", fs=8)
+    return fig
+
+
+@figure("separable_conv/img/fig_register_blocking.png")
+def fig_register_blocking():
+    """Step 08's column pass with its default 128x32_p4 tile at K = 17: each thread computes P = 4 outputs
+    down 4 adjacent columns (one float4), sliding a window of P + 3 = 7 float4 registers down the staged
+    tile: per chunk of 4 taps it loads 4 new rows and keeps 3, so its 4 x 4 outputs cost 23 float4
+    loads from shared memory, where one output per thread (steps 04-07) costs 17 loads each. Right:
+    which staged row (and tap) feeds which of the 4 outputs."""
+    K, P, warps, lanes = 17, 4, 8, 32  # 128x32_p4: Pass<kVec, 8 warps, P = 4, 4 blocks>
+    col_len = (K + 3) // 4 * 4           # taps padded to whole chunks of 4 (zeros)
+    chunks = col_len // 4
+    TH = warps * P
+    rows = TH + col_len - 1
+    w_sel, l_sel = 2, 5
+    row0 = w_sel * P
+    fig = new_fig(9, 6.4, f"Register blocking (step 08 column pass): P = {P} outputs per thread, window of {P + 3} float4")
+    # Left: the staged tile, coarse (one cell = one lane's 4 columns). Staged row i = image row y0 - R + i.
+    R = (K - 1) // 2
+    ax = grid_ax(fig, [0.04, 0.16, 0.36, 0.72], (-7, lanes + 1), (-2, rows + 1), equal=False)
+    ax.set_title(f"shared tile: {rows} rows × 128 columns\n(image rows y0 − {R} … y0 + {rows - R - 1};\n"
+                 "cell = one lane's 4 columns)", fontsize=8.5)
+    for r in range(rows):
+        t = r - R
+        for l in range(lanes):
+            if 0 <= t < TH:
+                fc, alpha, hatch = CYCLE8[t // P], 0.6, None
+            elif r < R + TH + R:
+                fc, alpha, hatch = OI["lightgrey"], 1.0, None
+            else:
+                fc, alpha, hatch = "white", 1.0, "////"
+            box(ax, l, r, 1, 1, fc=fc, ec="white" if hatch is None else OI["grey"], lw=0.15, alpha=alpha, hatch=hatch)
+    box(ax, l_sel, R + row0, 1, P, fc="black", ec="black", lw=1.2, zorder=4)
+    box(ax, l_sel, row0, 1, P + col_len - 1, ec=OI["red"], lw=1.6, zorder=5)
+    for w in range(warps):
+        text(ax, -0.4, R + w * P + P / 2, f"warp {w} outputs", fs=6.3, ha="right")
+    text(ax, -0.4, R / 2, f"halo: {R} rows", fs=6.3, ha="right")
+    text(ax, -0.4, R + TH + R / 2, f"halo: {R} rows", fs=6.3, ha="right")
+    text(ax, -0.4, 2 * R + TH + (col_len - K) / 2, f"{col_len - K} rows for\nthe zero taps", fs=6.3, ha="right")
+    text(ax, l_sel + 0.5, rows + 0.7, f"lane {l_sel}", fs=7, color=OI["red"])
+    # Right: rows x outputs matrix.
+    nread = P + col_len - 1
+    ax2 = grid_ax(fig, [0.44, 0.16, 0.54, 0.74], (-7, P + 6.5), (-2.2, nread + 0.5), equal=False)
+    ax2.set_title(f"warp {w_sel}, lane {l_sel}: rows read → outputs acc[p] (number = tap j)", fontsize=9)
+    ccol = [OI["sky"], OI["orange"], OI["green"], OI["purple"], OI["yellow"], OI["blue"]]
+    for i in range(nread):
+        chunk = -1 if i < P - 1 else (i - (P - 1)) // 4
+        label = "preload" if chunk < 0 else f"chunk {chunk}"
+        box(ax2, -6.5, i, 3.2, 1, fc=OI["lightgrey"] if chunk < 0 else ccol[chunk], lw=0.3,
+            text=f"y0+{row0 + i - R}: {label}", fs=6.3)
+        for p in range(P):
+            j = i - p
+            if 0 <= j < col_len:
+                zero = j >= K
+                box(ax2, p, i, 1, 1, fc="white" if zero else CYCLE8[w_sel], lw=0.3, hatch="////" if zero else None,
+                    text=str(j), fs=6.3, alpha=1.0)
+            else:
+                box(ax2, p, i, 1, 1, fc="white", ec=OI["lightgrey"], lw=0.3)
+    for p in range(P):
+        text(ax2, p + 0.5, -0.6, f"p={p}\ny0+{row0 + p}", fs=6.3)
+    text(ax2, -4.9, -0.6, "row read (LDS.128)\nand when", fs=6.8)
+    loads = P - 1 + 4 * chunks
+    text(ax2, P + 0.6, 1.0,
+         f"Per chunk c of 4 taps:\n  w[{P - 1}..{P + 2}] ← 4 new rows\n  acc[p] += t[4c+i]·w[p+i]\n  "
+         f"  (16·P = {16 * P} FMA)\n  w[0..{P - 2}] ← w[4..{P + 2}]\n\n"
+         f"{loads} float4 loads for\n{P} × 4 outputs;\n"
+         f"one output per thread\n(steps 04–07): {K} loads\neach, {K * P * 4} for the same\n16 outputs.\n\n"
+         f"Hatched: taps {K}..{col_len - 1} are\nzeros (K padded to\nwhole chunks of 4).",
+         fs=7.5, ha="left", va="top")
+    note(fig, 0.02, 0.11,
+         f"08_register_blocked.cu, column_pass_blocked with the default tile 128x32_p4 ({warps} warps × P = {P}: "
+         f"128 × {TH} outputs per block), K = {K} → col_len = {col_len}, {chunks} chunks;\n"
+         f"the block stages {TH} + {col_len} − 1 = {rows} rows of 128 columns. Lane l owns columns 4l..4l+3 (float4, "
+         "when width % 4 == 0). The row pass does the same along a row: each lane 4 adjacent\noutputs from a float4 window "
+         "that slides one float4 per chunk of taps.", fs=8)
+    return fig
+
+
+@figure("separable_conv/img/fig_strips.png")
+def fig_strips():
+    """Step 10's strips at 8192 x 8192, K = 17 on an H100: the image is cut into 64 strips of 128 columns
+    and each strip into 6 segments, one block each, all 384 resident at once; a block walks its segment
+    top to bottom in 32-row tiles. Input rows arrive by cp.async in groups of 32; after a tile's column
+    pass its last K - 1 = 16 rows of row results move to the top of the buffer and serve the next tile, so
+    no row is filtered twice inside a segment."""
+    W = H = 8192
+    K, TH, G, tile_w = 17, 32, 32, 128  # default 128x32_p4: 8 warps x P = 4, kGroupRows = 32
+    per_sm, sms = 3, 132                # 62.6 KB per block at K = 17: 3 blocks per SM on an H100
+    strips = -(-W // tile_w)
+    tiles = -(-H // TH)
+    per_strip = max(1, min(per_sm * sms // strips, min(tiles, 65535)))
+    seg_rows = -(-tiles // per_strip) * TH
+    count = -(-H // seg_rows)
+    lead = (K - 1) % G or G
+    mid_rows = TH + K - 1
+    taps_len, pitch, stages = 4 * (K // 4 + 1), 4 * ((K + 130 + 3) // 4), 2  # layout(k), kStages of 128x32_p4
+    smem = 4 * (2 * taps_len + mid_rows * tile_w + stages * G * pitch)
+    fig = new_fig(9, 6.6, f"Strip pipeline (step 10): {strips} strips × {count} segments, one block each, walked top to bottom")
+    # Left: the image.
+    ax = grid_ax(fig, [0.01, 0.14, 0.33, 0.74], (-1.5, 17.5), (-1.5, 17.5))
+    ax.set_title(f"image {W} × {H}: strips of {tile_w} columns,\nsegments of {seg_rows} rows", fontsize=9)
+    scale = 16 / W
+    sw = tile_w * scale
+    for g in range(count):
+        y0 = g * seg_rows * scale
+        h = min(seg_rows, H - g * seg_rows) * scale
+        box(ax, 0, y0, 16, h, fc=CYCLE8[g % 8], lw=0.5, alpha=0.55)
+    for st in range(1, strips):
+        ax.plot([st * sw, st * sw], [0, 16], color="white", lw=0.35)
+    s_sel, g_sel = 12, 1
+    y0 = g_sel * seg_rows * scale
+    box(ax, s_sel * sw, y0, sw, seg_rows * scale, fc="black", ec="black", lw=1.0, zorder=5)
+    arrow(ax, s_sel * sw + 1.2, y0 + 0.2, s_sel * sw + 1.2, y0 + seg_rows * scale - 0.2, lw=1.2, ms=8, color="black",
+          zorder=6)
+    text(ax, s_sel * sw + 1.5, y0 + seg_rows * scale / 2, "one block\nwalks down", fs=7, ha="left")
+    text(ax, 8, 16.6, f"{strips} strips (white lines) × {count} segments (colours)", fs=7, va="top")
+    for g in range(count):
+        text(ax, -0.2, (g + 0.5) * seg_rows * scale, f"seg {g}", fs=6.5, ha="right")
+    # Middle: one segment's first input rows, groups and tile windows.
+    nt = 4
+    nrows = nt * TH + K - 1
+    ax2 = grid_ax(fig, [0.36, 0.14, 0.30, 0.74], (-12, 24), (-10, nrows + 6), equal=False)
+    ax2.set_title("one block's segment: input rows u\n(image row = segment start − R + u)", fontsize=9)
+    g_first = [0] + [lead + i * G for i in range(nrows // G + 1)]
+    for gi in range(len(g_first) - 1):
+        a, b = g_first[gi], min(g_first[gi + 1], nrows)
+        if a >= nrows:
+            break
+        box(ax2, 0, a, 6, b - a, fc=[OI["lightgrey"], "white"][gi % 2], lw=0.6,
+            text=f"group {gi}\nu {a}–{b - 1}", fs=6.8)
+    text(ax2, 3, -3, "cp.async\ngroups", fs=7.5)
+    for t in range(nt):
+        a, b = t * TH, t * TH + TH + K - 1
+        x = 8 + 3.3 * t
+        box(ax2, x, a, 2.6, b - a, fc=CYCLE8[t], lw=0.6, alpha=0.5)
+        box(ax2, x, b - (K - 1), 2.6, K - 1, ec="black", lw=1.0, hatch="////", fc="none")
+        text(ax2, x + 1.3, a - 1.5, f"tile {t}", fs=7)
+        text(ax2, x + 1.3, (a + b - (K - 1)) / 2, f"u {a}–{b - 1}", fs=5.8, rotation=90)
+    text(ax2, 15, nrows + 3.5, f"each tile needs {TH} + K − 1 = {TH + K - 1} input rows; hatched:\nthe {K - 1} rows "
+         "the next tile shares", fs=7, va="center")
+    # Right: the mid buffer for tiles 0, 1, 2.
+    ax3 = grid_ax(fig, [0.68, 0.14, 0.31, 0.74], (-1, 14), (-10, nrows + 6), equal=False)
+    ax3.set_title(f"row results in shared memory:\nmid buffer of {mid_rows} rows", fontsize=9)
+    for t in range(3):
+        x = 0.5 + 4.4 * t
+        top = 8 + 0
+        kept = 0 if t == 0 else K - 1
+        if kept:
+            box(ax3, x, top, 3.4, kept, fc=CYCLE8[t - 1], lw=0.6, alpha=0.5, hatch="////",
+                text=f"kept:\nu {t * TH}–{t * TH + K - 2}", fs=6.3)
+        box(ax3, x, top + kept, 3.4, mid_rows - kept, fc=CYCLE8[t], lw=0.6, alpha=0.5,
+            text=f"new:\nu {t * TH + kept}–\n{t * TH + TH + K - 2}", fs=6.3)
+        text(ax3, x + 1.7, top - 2.5, f"tile {t}", fs=7.5, fontweight="bold")
+        text(ax3, x + 1.7, top + mid_rows + 3, "→ 32 rows\nof out", fs=6.3)
+        if t < 2:
+            arrow(ax3, x + 3.45, top + mid_rows - (K - 1) / 2, x + 4.35, top + (K - 1) / 2, lw=0.8, ms=6,
+                  color=OI["dark"])
+    text(ax3, 6.5, top + mid_rows + 13, f"after each tile: the last K − 1 = {K - 1} rows\nmove to the top (float4 copy, "
+         "no re-filter)", fs=7, va="center")
+    note(fig, 0.02, 0.11,
+         f"10_strip_pipeline.cu, default 128x32_p4 (8 warps, P = 4, 2 cp.async stages) at K = {K}: shared memory "
+         f"{smem:,} B per block → {per_sm} blocks per SM × {sms} SMs = {per_sm * sms} slots;\n"
+         f"{strips} strips, segments(): {per_sm * sms} // {strips} = {per_strip} per strip, ⌈{tiles} / {per_strip}⌉ × {TH} = "
+         f"{seg_rows} rows → {count} segments, {strips * count} blocks in one wave. Group 0 holds (K − 1) mod 32 = {lead} "
+         f"rows, the others 32,\nso a tile's last input row always ends a group; while group g is row-filtered, group g + 1 "
+         f"is in flight. Each segment re-reads the K − 1 rows across its top and bottom edges.", fs=7.9)
+    return fig
+
+
+# ====================================================================================================
+# docs (suite-wide)
+# ====================================================================================================
+
+@figure("docs/img/fig_roofline_explained.png")
+def fig_roofline_explained():
+    """A roofline with the H100's spec numbers (3.35 TB/s HBM3, 67 TFLOP/s FP32 without tensor cores):
+    a kernel of arithmetic intensity I (FLOP per DRAM byte) can reach at most min(67 TFLOP/s, I x 3.35
+    TB/s). Left of the ridge point (20 FLOP/B) a kernel is memory-bound, right of it compute-bound;
+    vector_add (1/12 FLOP/B) and the fused separable convolution (8.5) sit on the slope, a 4096^3 sgemm
+    (683) on the flat roof."""
+    import numpy as np
+    bw, peak = 3.35e3, 67e3  # GB/s, GFLOP/s
+    ridge = peak / bw
+    fig = new_fig(9, 5.6, "The roofline: attainable GFLOP/s = min(peak, intensity × bandwidth)")
+    ax = fig.add_axes([0.10, 0.22, 0.86, 0.66])
+    x = np.logspace(-2, 4, 400)
+    roof = np.minimum(peak, x * bw)
+    ax.fill_between(x, 1, roof, where=x <= ridge, color=OI["sky"], alpha=0.18, lw=0)
+    ax.fill_between(x, 1, roof, where=x >= ridge, color=OI["orange"], alpha=0.18, lw=0)
+    ax.loglog(x, roof, color=OI["black"], lw=2.2)
+    ax.axvline(ridge, color=OI["dark"], ls=":", lw=1)
+    ax.plot([ridge], [peak], "o", color=OI["black"], ms=6)
+    ax.annotate(f"ridge point\n{ridge:.0f} FLOP/B", (ridge, peak), xytext=(ridge * 0.13, peak * 2.2), fontsize=8.5,
+                arrowprops=dict(arrowstyle="->", lw=0.8))
+    ax.set_xlim(1e-2, 1e4)
+    ax.set_ylim(1, 3e5)
+    p0, p1 = ax.transData.transform((0.3, 0.3 * bw)), ax.transData.transform((3.0, 3.0 * bw))
+    angle = math.degrees(math.atan2(p1[1] - p0[1], p1[0] - p0[0]))
+    ax.text(0.12, 0.12 * bw * 1.5, "bandwidth slope: 3.35 TB/s (spec, HBM3)", rotation=angle, fontsize=8.5,
+            rotation_mode="anchor", ha="left", va="bottom")
+    ax.text(9000, peak * 1.3, "compute roof: 67 TFLOP/s FP32 (spec)", fontsize=8.5, ha="right")
+    ax.text(0.25, 3, "memory-bound", fontsize=10, color=OI["blue"], fontweight="bold")
+    ax.text(300, 3, "compute-bound", fontsize=10, color=OI["red"], fontweight="bold", ha="center")
+    kernels = [("vector_add\n1 FLOP / 12 B", 1 / 12, OI["blue"]),
+               ("separable_conv fused, K = 17\n4K FLOP / 8 B", 4 * 17 / 8, OI["green"]),
+               ("sgemm 4096³\n2mnk / 4(mk + kn + mn)", 2 * 4096 / 12, OI["red"])]
+    for label, ai, c in kernels:
+        y = min(peak, ai * bw)
+        ax.plot([ai, ai], [1, y], color=c, ls="--", lw=1)
+        ax.plot([ai], [y], "D", color=c, ms=7, zorder=5)
+        bound = f"≤ {y / 1e3:.3g} TFLOP/s" if y >= 1e3 else f"≤ {y:.3g} GFLOP/s"
+        ax.annotate(f"{label}\n{bound}", (ai, y), xytext=(ai * 1.4, y * (0.06 if ai < 1 else 0.22 if ai < 100 else 0.12)),
+                    fontsize=8, color=c)
+    ax.set_xlim(1e-2, 1e4)
+    ax.set_ylim(1, 3e5)
+    ax.set_xlabel("arithmetic intensity (FLOP per byte of DRAM traffic, log scale)")
+    ax.set_ylabel("attainable GFLOP/s (log scale)")
+    ax.grid(which="major", alpha=0.3)
+    ax.spines[["top", "right"]].set_visible(False)
+    note(fig, 0.03, 0.11,
+         "Spec numbers of an H100 SXM (not measured here): HBM3 3.35 TB/s, FP32 67 TFLOP/s on the CUDA cores (TF32 tensor "
+         "cores go far higher: another roof). The diamonds are\nwhere each problem's best possible kernel sits: its minimum "
+         "traffic (every input read once, every output written once) at that bandwidth. A real kernel sits below its\n"
+         "point; the ladders measure the distance against a measured ceiling (e.g. the copy bandwidth), not against these "
+         "spec lines.", fs=8)
+    return fig
+
+
+# ====================================================================================================
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--list", action="store_true", help="list the figures with their captions")
+    ap.add_argument("--only", metavar="NAME", help="draw one figure (fig_name or folder/img/fig_name.png)")
+    args = ap.parse_args(argv)
+
+    if args.list:
+        for name, rel, fn in FIGURES:
+            print(f"{rel}: {caption(fn)}")
+        return 0
+    chosen = FIGURES
+    if args.only:
+        key = args.only
+        chosen = [f for f in FIGURES if key in (f[0], f[1], f[0] + ".png", f[1].replace("/img/", "/"))]
+        if not chosen:
+            print(f"figures.py: no figure named {key!r}; --list shows them", file=sys.stderr)
+            return 2
+    try:
+        setup_matplotlib()
+    except ImportError:
+        print("figures.py: matplotlib is not installed (pip install matplotlib); no figures drawn")
+        return 0
+    for name, rel, fn in chosen:
+        fig = fn()
+        path = save(fig, rel)
+        print(os.path.relpath(path, ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
