@@ -117,12 +117,13 @@ def load_repo(root):
 
 
 def markdown_files(repo):
-    """README.md, docs/*.md and each folder's README.md, as paths relative to the root."""
+    """README.md, docs/*.md and each folder's Markdown files (its README.md chapter, an appendix),
+    as paths relative to the root."""
     found = ["README.md"] if os.path.isfile(os.path.join(repo.root, "README.md")) else []
     found += sorted(os.path.relpath(p, repo.root)
                     for p in glob.glob(os.path.join(repo.root, "docs", "*.md")))
-    found += [f"{folder}/README.md" for folder in sorted(repo.steps)
-              if os.path.isfile(os.path.join(repo.root, folder, "README.md"))]
+    for folder in sorted(repo.steps):
+        found += sorted(os.path.relpath(p, repo.root) for p in glob.glob(os.path.join(repo.root, folder, "*.md")))
     return found
 
 

@@ -772,7 +772,7 @@ def chapters(run_dirs, only=None):
         if png:
             charts[(folder, series, "roofline")] = png
     problems = []
-    paths = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "*", "README.md")))
+    paths = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "*", "*.md")))
     if only:  # folder names; "." is the top-level README.md
         paths = [p for p in paths
                  if (os.path.relpath(os.path.dirname(p), ROOT) in only)]

@@ -127,7 +127,7 @@ def snippet_diff(spec):
 
 def markdown_files():
     files = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
-    files += sorted(glob.glob(os.path.join(ROOT, "*", "README.md")))
+    files += sorted(glob.glob(os.path.join(ROOT, "*", "*.md")))
     return [f for f in dict.fromkeys(files) if os.path.isfile(f)]
 
 
