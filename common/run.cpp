@@ -11,7 +11,7 @@ namespace {
 
 void run_to_completion(const Phase& p) {
   p.run();
-  if (p.clock == Clock::gpu) CUDA_CHECK(cudaStreamSynchronize(p.stream));
+  if (p.clock != Clock::host) CUDA_CHECK(cudaStreamSynchronize(p.stream));
 }
 
 void checked_once(Result& res, const Phase& p, const CommonOptions& opt, const char* which) {
@@ -39,7 +39,8 @@ Stats measure_phase(Result& res, const Phase& p, const CommonOptions& opt,
   {
     NvtxRange r(p.name + ": timed");
     const TimingPlan after = plan.after_first_run(first_ms);
-    timed = p.clock == Clock::gpu ? time_gpu(p.run, p.stream, after, p.prepare)
+    timed = p.clock == Clock::gpu      ? time_gpu(p.run, p.stream, after, p.prepare)
+            : p.clock == Clock::events ? time_gpu(p.run, p.stream, after, p.prepare, /*gpu_records=*/false)
                                   : time_host(p.run, after, p.prepare);
   }
   if (opt.verify && p.check) {

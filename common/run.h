@@ -10,8 +10,11 @@
 //                   launches differ from its first (a device counter it forgot to reset, an output
 //                   left over from an earlier launch) fails here even though its first run passed.
 //
-// Timing is CUDA events on `stream` (Clock::gpu) or the host's steady clock (Clock::host, for work
-// that returns only when its result is complete: end-to-end runs, CPU steps).
+// Timing: Clock::gpu, the GPU's own records of what each repetition launched on `stream` (with the
+// events around it as call_ms; common/timing.h); Clock::events, the events alone, for a region whose
+// answer also needs host work enqueued on the stream (cudaLaunchHostFunc: reduction's host finish),
+// which no GPU record covers; Clock::host, the host's steady clock, for work that returns only when
+// its result is complete (end-to-end runs, CPU steps).
 #pragma once
 
 #include "common/cli.h"
@@ -26,7 +29,7 @@
 
 namespace ladder {
 
-enum class Clock { gpu, host };
+enum class Clock { gpu, events, host };
 
 struct Phase {
   std::string name;                       // "kernel", "end-to-end": NVTX ranges and messages

@@ -58,7 +58,7 @@ struct EventPair {
 }  // namespace
 
 Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
-               const Work& before_each) {
+               const Work& before_each, bool gpu_records) {
   EventPair ev;
   GpuActivity& activity = GpuActivity::get();
   std::vector<uint64_t> regions;  // one per run, warm-up included
@@ -77,11 +77,11 @@ Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
   const Stats events = time_loop(once, plan, before_each);
   // The timed reps are the last events.reps runs (the warm-up came first).
   const std::vector<uint64_t> timed(regions.end() - events.reps, regions.end());
-  const std::vector<double> gpu = activity.busy_ms(timed);
+  const std::vector<double> gpu = gpu_records ? activity.busy_ms(timed) : std::vector<double>{};
   const bool complete = !gpu.empty() && std::none_of(gpu.begin(), gpu.end(), [](double ms) { return std::isnan(ms); });
   Stats s = complete ? summarize(gpu) : events;
   s.source = complete ? "cupti" : "events";
-  if (!complete && activity.available()) activity.note_incomplete();
+  if (!complete && gpu_records && activity.available()) activity.note_incomplete();
   s.call_median = events.median;
   s.call_min = events.min;
   s.call_max = events.max;

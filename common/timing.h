@@ -53,8 +53,10 @@ using Work = std::function<void()>;
 // GPU region: `work` enqueues on `stream` (and on streams that join it); each rep is bracketed by two
 // events on that stream and is a CUPTI region. The result's median/min/max are the GPU's own time
 // (source "cupti"), its call_* the events'.
+// gpu_records = false: the events give the time (source "events"), for a region whose work includes
+// host functions on the stream.
 Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
-               const Work& before_each = {});
+               const Work& before_each = {}, bool gpu_records = true);
 
 // Host region: `work` must return only when its result is complete (synchronize inside it).
 Stats time_host(const Work& work, const TimingPlan& plan, const Work& before_each = {});

@@ -238,6 +238,7 @@ int run(const Step& step, int argc, char** argv) {
     ladder::Phase to_total;
     to_total.name = "until the total exists on the host";
     to_total.stream = s;
+    to_total.clock = ladder::Clock::events;  // the host loop runs on the stream: no GPU record covers it
     to_total.prepare = restore;
     to_total.run = [&] {
       launch();

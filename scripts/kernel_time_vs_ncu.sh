@@ -33,7 +33,8 @@ record, table, what = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
 rows = list(csv.reader(io.StringIO(table)))
 head = rows[0]
 col = head.index("gpu__time_duration.sum")
-scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}[rows[1][col]]
+scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0,
+         "second": 1e3, "s": 1e3}[rows[1][col]]
 ncu_ms = sum(float(r[col].replace(",", "")) for r in rows[2:] if len(r) > col and r[col]) * scale / 5
 k = record["kernel_ms"]["median"]
 print(f"{what}: kernel_ms {k:.4f} ms ({record['kernel_ms_source']}), ncu {ncu_ms:.4f} ms per repetition, "

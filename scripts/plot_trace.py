@@ -109,8 +109,8 @@ def draw(gpu, out, title):
     ax.set_xlabel("ms")
     ax.set_title(title, fontsize=10)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colour.values()]
-    ax.legend(handles, ["copy host→device", "copy device→host", "kernel", "memset"], loc="upper right",
-              fontsize=8, ncol=4)
+    ax.legend(handles, ["copy host→device", "copy device→host", "kernel", "memset"], loc="upper center",
+              bbox_to_anchor=(0.5, -0.18), fontsize=8, ncol=4, frameon=False)
     fig.tight_layout()
     fig.savefig(out, metadata={"Software": None})
     print(f"picture: {out}")
