@@ -136,6 +136,10 @@ GpuActivity& GpuActivity::get() {
 }
 
 GpuActivity::GpuActivity() {
+  if (const char* off = std::getenv("LADDER_NO_CUPTI"); off && *off) {
+    why_ = "LADDER_NO_CUPTI is set";
+    return;
+  }
 #if LADDER_HAVE_CUPTI
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   // The API kinds too: CUPTI writes an external correlation record beside each API record, so

@@ -9,8 +9,9 @@
 // time the GPU spent executing that work, without the host's enqueue time or the gaps between
 // launches (those are in call_ms, the CUDA events around the region).
 //
-// Where CUPTI cannot start (a toolkit built without it, or a tool that already holds it, such as
-// Nsight Compute or compute-sanitizer), available() is false, why_unavailable() says why, and the
+// Where CUPTI cannot start (a toolkit built without it, or a tool that already holds it), or where
+// LADDER_NO_CUPTI is set (scripts/sanitize.sh sets it: the sanitizer's own instrumentation should
+// not share the process with CUPTI's), available() is false, why_unavailable() says why, and the
 // timing falls back to the events; the record says which (kernel_ms_source).
 //
 // --trace FILE writes every record as a Chrome/Perfetto trace (chrome://tracing, ui.perfetto.dev):

@@ -64,7 +64,7 @@ run_one() {
   local id=$1 exe=$2 tool=$3 size=$4 logs=$5
   local log="$logs/$(echo "$id $tool $size" | tr -c 'A-Za-z0-9' '_').log"
   # shellcheck disable=SC2086
-  compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" $size --no-ceiling --reps 1 --warmup 0 \
+  LADDER_NO_CUPTI=1 compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" $size --no-ceiling --reps 1 --warmup 0 \
     >"$log" 2>&1
   local rc=$? verdict
   case $rc in
