@@ -207,19 +207,18 @@ std::vector<double> GpuActivity::busy_ms(const std::vector<uint64_t>& regions) {
   if (!available_ || regions.empty()) return ms;
   std::map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> spans;
   for (const uint64_t id : regions) spans[id];
-  for (const ActivityRecord& r : records()) {
+  const std::vector<ActivityRecord> all = records();
+  for (const ActivityRecord& r : all) {
     auto it = spans.find(r.region);
     if (it != spans.end() && r.region != 0 && r.kind != ActivityRecord::host_range)
       it->second.emplace_back(r.start_ns, r.end_ns);
   }
-  std::vector<ActivityRecord> all;
   for (size_t i = 0; i < regions.size(); ++i) {
     std::vector<std::pair<uint64_t, uint64_t>> v = spans[regions[i]];
     const auto w = window_.find(regions[i]);
     if (v.empty() && w != window_.end() && w->second.second > w->second.first) {
       // No record names the region (a CUPTI that writes no external correlation for this API):
       // the records that ran between its opening and the moment its work was known complete.
-      if (all.empty()) all = records();
       for (const ActivityRecord& r : all)
         if (r.kind != ActivityRecord::host_range && r.start_ns >= w->second.first && r.end_ns <= w->second.second)
           v.emplace_back(r.start_ns, r.end_ns);

@@ -371,10 +371,14 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, doub
     copy_float4<4><<<resident, 256, 0, s>>>(src.get(), dst.get(), n4);
     CUDA_CHECK_LAUNCH();
   });
+  // Blocks of `threads` x `per_thread` float4 that cover `count` float4.
+  auto chunk_blocks = [](int64_t count, int threads, int per_thread) {
+    return static_cast<unsigned>((count + int64_t(threads) * per_thread - 1) / (int64_t(threads) * per_thread));
+  };
   auto chunks = [&](auto kernel, int threads, int per_thread, const char* name) {
-    const int64_t blocks = (n4 + int64_t(threads) * per_thread - 1) / (int64_t(threads) * per_thread);
+    const unsigned blocks = chunk_blocks(n4, threads, per_thread);
     time(name, 2.0 * bytes, [&] {
-      kernel<<<static_cast<unsigned>(blocks), threads, 0, s>>>(src.get(), dst.get(), n4);
+      kernel<<<blocks, threads, 0, s>>>(src.get(), dst.get(), n4);
       CUDA_CHECK_LAUNCH();
     });
   };
@@ -387,9 +391,9 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, doub
   if (read_bytes >= 1.5 * write_bytes) {
     const int64_t half = n4 / 2;  // a and b: the two halves of src; out: the first half of dst
     auto adds = [&](auto kernel, int threads, int per_thread, const char* name) {
-      const int64_t blocks = (half + int64_t(threads) * per_thread - 1) / (int64_t(threads) * per_thread);
+      const unsigned blocks = chunk_blocks(half, threads, per_thread);
       time(name, 3.0 * 16 * half, [&] {
-        kernel<<<static_cast<unsigned>(blocks), threads, 0, s>>>(src.get(), src.get() + half, dst.get(), half);
+        kernel<<<blocks, threads, 0, s>>>(src.get(), src.get() + half, dst.get(), half);
         CUDA_CHECK_LAUNCH();
       });
     };
@@ -403,9 +407,9 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, doub
       read_float4<<<resident, 256, 0, s>>>(src.get(), n4, sums.get());
       CUDA_CHECK_LAUNCH();
     });
-    const int64_t blocks = (n4 + 512 * 4 - 1) / (512 * 4);
+    const unsigned blocks = chunk_blocks(n4, 512, 4);
     time("read, chunks 512 x 4 float4", 1.0 * bytes, [&] {
-      read_chunk<512, 4><<<static_cast<unsigned>(blocks), 512, 0, s>>>(src.get(), n4, sums.get());
+      read_chunk<512, 4><<<blocks, 512, 0, s>>>(src.get(), n4, sums.get());
       CUDA_CHECK_LAUNCH();
     });
   }

@@ -62,12 +62,14 @@ Stats time_gpu(const Work& work, cudaStream_t stream, const TimingPlan& plan,
   EventPair ev;
   GpuActivity& activity = GpuActivity::get();
   std::vector<uint64_t> regions;  // one per run, warm-up included
+  // The region opens before the start event and closes after the stop event, so its bookkeeping is
+  // not inside call_ms; only the work launches between the events.
   auto once = [&]() -> double {
-    CUDA_CHECK(cudaEventRecord(ev.start, stream));
     regions.push_back(activity.open_region());
+    CUDA_CHECK(cudaEventRecord(ev.start, stream));
     work();
-    activity.close_region();
     CUDA_CHECK(cudaEventRecord(ev.stop, stream));
+    activity.close_region();
     CUDA_CHECK(cudaEventSynchronize(ev.stop));
     activity.region_finished(regions.back());
     float ms = 0;
@@ -94,12 +96,12 @@ Stats time_host(const Work& work, const TimingPlan& plan, const Work& before_eac
   // end-to-end phase apart; the time is the host's.
   GpuActivity& activity = GpuActivity::get();
   auto once = [&]() -> double {
-    auto t0 = std::chrono::steady_clock::now();
     const uint64_t region = activity.open_region();
+    auto t0 = std::chrono::steady_clock::now();
     work();
+    auto t1 = std::chrono::steady_clock::now();
     activity.close_region();
     activity.region_finished(region);
-    auto t1 = std::chrono::steady_clock::now();
     return std::chrono::duration<double, std::milli>(t1 - t0).count();
   };
   return time_loop(once, plan, before_each);
