@@ -45,8 +45,9 @@ for p in "${profiles[@]}"; do
       -j "${CTEST_JOBS:-$(nproc)}" --output-junit "$xml" "${extra[@]}") >"$build/Testing/as_$p.log" 2>&1
   if [ -s "$xml" ]; then
     python3 "$root/scripts/ctest_summary.py" "$xml" --label "$p" || failed=1
-  else  # stopped (AS_GPU_TIMEOUT): what finished, from ctest's running log
-    cp "$(ls -t "$build"/Testing/Temporary/LastTest*.log | head -n 1)" "$build/Testing/as_$p.partial.log" 2>/dev/null
+  else  # stopped (AS_GPU_TIMEOUT): what finished, from ctest's running log (LastTest.log.tmp until
+        # ctest ends and renames it)
+    cp "$(ls -t "$build"/Testing/Temporary/LastTest*.log* | head -n 1)" "$build/Testing/as_$p.partial.log" 2>/dev/null
     python3 "$root/scripts/ctest_summary.py" "$build/Testing/as_$p.partial.log" --label "$p (stopped before the end)" || failed=1
     failed=1
   fi

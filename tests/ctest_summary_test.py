@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scripts/ctest_summary.py on a made-up JUnit record: counts, skip reasons with their steps, failures,
-and the exit status."""
+and the exit status; and on the running log a stopped ctest leaves (LastTest.log.tmp)."""
 import os
 import subprocess
 import sys
@@ -34,8 +34,66 @@ sgemm/09_pipelined refused although this GPU (sm_80) meets its declared requirem
 </testsuite>
 """
 
+SEP = "-" * 58
+# Two finished tests and the one the stop interrupted, in ctest's running-log format.
+RUNNING_LOG = f"""Start testing: Nov 25 16:55 UTC
+{SEP}
+8/1927 Testing: vector_add_06_streams
+8/1927 Test: vector_add_06_streams
+Command: "build/bin/vector_add_06_streams" "--n" "1000003"
+Directory: build/vector_add
+"vector_add_06_streams" start time: Nov 25 16:55 UTC
+Output:
+{SEP}
+check    PASS (4000012 elements, max error 0)
+<end of output>
+Test time =   2.95 sec
+{SEP}
+Test Passed.
+"vector_add_06_streams" end time: Nov 25 16:55 UTC
+"vector_add_06_streams" time elapsed: 00:00:02
+{SEP}
+
+45/1927 Testing: sgemm_09_pipelined
+45/1927 Test: sgemm_09_pipelined
+Command: "build/bin/sgemm_09_pipelined"
+Directory: build/sgemm
+"sgemm_09_pipelined" start time: Nov 25 16:55 UTC
+Output:
+{SEP}
+unsupported: sgemm/09_pipelined needs sm_80 or newer (cp.async); this GPU (Tesla T4) is sm_75
+<end of output>
+Test time =   0.50 sec
+{SEP}
+Skip regular expression found in output. Regex=[unsupported: sgemm/09_pipelined needs sm_80[ ,]]
+"sgemm_09_pipelined" end time: Nov 25 16:55 UTC
+"sgemm_09_pipelined" time elapsed: 00:00:00
+{SEP}
+
+46/1927 Testing: sgemm_10_split_k
+46/1927 Test: sgemm_10_split_k
+Command: "build/bin/sgemm_10_split_k"
+"""
+
+
+def check_running_log():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "LastTest.log.tmp")
+        with open(path, "w") as f:
+            f.write(RUNNING_LOG)
+        r = subprocess.run([sys.executable, TOOL, path, "--label", "stopped"], capture_output=True, text=True)
+    expected = ["stopped: 2 tests: 1 passed, 1 skipped, 0 failed",
+                "  skipped, needs sm_80: 1 tests (sgemm/09_pipelined)"]
+    bad = [e for e in expected if e not in r.stdout.splitlines()]
+    if bad or r.returncode != 0:
+        print(f"running log: exit {r.returncode}; missing lines {bad} in:\n{r.stdout}{r.stderr}")
+        return False
+    return True
+
 
 def main():
+    if not check_running_log():
+        return 1
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "r.xml")
         with open(path, "w") as f:

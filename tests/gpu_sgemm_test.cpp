@@ -281,8 +281,8 @@ TEST(SgemmPipelinedGpu, RulePicksTheMeasuredTilesOnAnH100) {
   const auto steps = series_steps(false);
   if (std::find(steps.begin(), steps.end(), id) == steps.end()) GTEST_SKIP() << id << " is not registered";
   if (!ladder_test::seen_device().profile.empty())
-    GTEST_SKIP() << "a device profile is set: this test is about the real H100's choices (DocumentedDefaults "
-                    "covers the profiles)";
+    GTEST_SKIP() << "covered by the run without a profile (this test is about the real H100's choices; "
+                    "DocumentedDefaults covers the profiles)";
   auto probe = ladder_test::run_step(id, {"--m", "1", "--n", "1", "--k", "1", "--no-ceiling", "--no-verify", "--reps",
                                           "1", "--warmup", "0", "--json"});
   ASSERT_EQ(probe.exit_code, 0) << probe.output;
@@ -370,12 +370,18 @@ INSTANTIATE_TEST_SUITE_P(AatSteps, SgemmAatGpu,
 // ---- tunable steps: every candidate ---------------------------------------------------------------
 
 // The candidates a step names when asked for one it does not know ("... (known: a, b, c)"); empty
-// for a step that is not tunable.
-std::vector<std::string> tile_candidates(const std::string& id) {
+// for a step that is not tunable. A step whose declared requirement the seen device lacks refuses
+// before it reads --tile: `refusal` then holds judge()'s verdict on that refusal (a skip there, a
+// failure on a device that meets the requirement) and the list is empty.
+std::vector<std::string> tile_candidates(const std::string& id, ladder_test::Verdict* refusal) {
   auto r = ladder_test::run_step(id, {"--m", "1", "--n", "1", "--k", "1", "--no-ceiling", "--reps", "1",
                                       "--warmup", "0", "--tile", "no-such-tile"});
   if (r.output.find("is not tunable") != std::string::npos) return {};
   EXPECT_EQ(r.exit_code, 2) << r.output;
+  if (r.output.find("unsupported: ") != std::string::npos) {
+    *refusal = ladder_test::judge(id, r);
+    return {};
+  }
   const size_t open = r.output.find("(known: ");
   const size_t close = open == std::string::npos ? open : r.output.find(')', open);
   if (close == std::string::npos) {
@@ -398,7 +404,11 @@ class SgemmTileGpu : public testing::TestWithParam<std::string> {};
 TEST_P(SgemmTileGpu, EveryCandidateMatchesReference) {
   REQUIRE_GPU();
   const std::string& id = GetParam();
-  const std::vector<std::string> tiles = tile_candidates(id);
+  ladder_test::Verdict refusal;
+  refusal.kind = ladder_test::Verdict::verified;  // no refusal
+  const std::vector<std::string> tiles = tile_candidates(id, &refusal);
+  if (refusal.kind == ladder_test::Verdict::skipped) GTEST_SKIP() << refusal.reason;
+  ASSERT_NE(refusal.kind, ladder_test::Verdict::failed) << refusal.reason;
   ASSERT_FALSE(tiles.empty()) << id << " is declared TUNABLE but lists no --tile candidates";
   std::vector<std::string> skipped;  // candidates this GPU cannot run (its requirement, its shared memory)
   int runs = 0;
