@@ -26,6 +26,7 @@
 // most resident warps per SM on this GPU (records it as `choice`).
 // Still two passes: 16 B per pixel through DRAM, at best 50% of the single-pass floor.
 // Source: beyond the posts. Run: build/bin/separable_conv_08_register_blocked [--tile 128x32_p4]
+#include "common/buffers.h"
 #include "separable_conv/separable_conv.cuh"
 
 #include <map>
@@ -275,8 +276,6 @@ column_pass_blocked(const float* __restrict__ tmp, float* __restrict__ out, cons
   }
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 template <int kVec>
 void launch_row_pass(const Args& a) {
   const TapLayout t = tap_layout(a.taps);
@@ -351,7 +350,7 @@ void launch_tile(const Args& a) {
 
 void launch(const Args& a) {
   // 16-byte accesses need every row to start 16-byte aligned: width a multiple of 4.
-  if (a.width % 4 == 0 && aligned16(a.in) && aligned16(a.tmp) && aligned16(a.out)) {
+  if (a.width % 4 == 0 && ladder::aligned16(a.in) && ladder::aligned16(a.tmp) && ladder::aligned16(a.out)) {
     launch_row_pass<4>(a);
     launch_tile<ColumnPass, 4>(a);
   } else {

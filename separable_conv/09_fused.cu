@@ -94,7 +94,7 @@ struct FusedPass {
 
 void launch(const Args& a) {
   // 16-byte accesses need every row to start 16-byte aligned: width a multiple of 4.
-  if (a.width % 4 == 0 && register_blocked::aligned16(a.in) && register_blocked::aligned16(a.out))
+  if (a.width % 4 == 0 && ladder::aligned16(a.in) && ladder::aligned16(a.out))
     register_blocked::launch_tile<FusedPass, 4>(a);
   else
     register_blocked::launch_tile<FusedPass, 1>(a);

@@ -445,7 +445,7 @@ void launch(const Args& a) {
   // their best step: the same filters without the copies).
   // Loads are 16-byte for every width; stores are float4 where every output row starts 16-byte
   // aligned (width a multiple of 4), else 4-byte with a warp writing 32 consecutive floats.
-  if (a.width % 4 == 0 && register_blocked::aligned16(a.out)) launch_tile<4>(a);
+  if (a.width % 4 == 0 && ladder::aligned16(a.out)) launch_tile<4>(a);
   else launch_tile<1>(a);
 }
 

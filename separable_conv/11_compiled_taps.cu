@@ -496,7 +496,7 @@ void launch(const Args& a) {
                   " to " + std::to_string(kMaxCompiledTaps) + " do): step 10's K-generic kernel, " + *a.choice;
     return;
   }
-  if (a.width % 4 == 0 && register_blocked::aligned16(a.out)) launch_compiled<4>(a, CompiledTaps{});
+  if (a.width % 4 == 0 && ladder::aligned16(a.out)) launch_compiled<4>(a, CompiledTaps{});
   else launch_compiled<1>(a, CompiledTaps{});
 }
 

@@ -56,10 +56,8 @@ __global__ void __launch_bounds__(kThreads)
   if (tid < tail) r_tail[tid] = x_tail[tid] + y_tail[tid];
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 void launch(const ladder::DeviceInfo&, Arrays d, int64_t n, cudaStream_t stream) {
-  if (!aligned16(d.x) || !aligned16(d.y) || !aligned16(d.r))
+  if (!ladder::aligned16(d.x) || !ladder::aligned16(d.y) || !ladder::aligned16(d.r))
     throw ladder::UsageError("07_vectorized needs 16-byte aligned arrays");
   const int64_t n4 = n / 4;
   const int tail = static_cast<int>(n - 4 * n4);
