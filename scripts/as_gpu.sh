@@ -12,8 +12,12 @@
 #   scripts/as_gpu.sh --help
 #
 # The build must exist (scripts/test.sh or cmake --build). Environment: BUILD_DIR (default build/),
-# CTEST_JOBS (default nproc), AS_GPU_TIMEOUT (seconds per profile; a stopped run is summarized from
-# what finished and counts as a failure). Exit status non-zero if any test failed under any profile.
+# CTEST_JOBS (default nproc, shared among the devices), AS_GPU_TIMEOUT (seconds per profile; a
+# stopped run is summarized from what finished and counts as a failure), AS_GPU_DEVICES (e.g.
+# "0 1": run that many profiles at once, each on its own GPU via CUDA_VISIBLE_DEVICES and in its own
+# copy of the build's test tree, build/as_gpu/<profile>; a test's cost is mostly starting CUDA in
+# its processes, which one GPU does for one process at a time). Exit status non-zero if any test
+# failed under any profile.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -23,7 +27,7 @@ profiles=()
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --help|-h) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     all) read -ra more <<<"$all"; profiles+=("${more[@]}"); shift ;;
     -*) echo "error: unknown option '$1' (ctest arguments go after --)" >&2; exit 2 ;;
@@ -36,20 +40,62 @@ for p in "${profiles[@]}"; do
 done
 [ -f "$build/CTestTestfile.cmake" ] || { echo "error: no build in $build: run scripts/test.sh first" >&2; exit 2; }
 
-failed=0
-for p in "${profiles[@]}"; do
-  xml="$build/Testing/as_$p.xml"
-  mkdir -p "$build/Testing"
-  rm -f "$xml"
-  (cd "$build" && LADDER_DEVICE_PROFILE=$p ${AS_GPU_TIMEOUT:+timeout $AS_GPU_TIMEOUT} ctest -LE large \
-      -j "${CTEST_JOBS:-$(nproc)}" --output-junit "$xml" "${extra[@]}") >"$build/Testing/as_$p.log" 2>&1
+# One profile's suite in test tree `dir` (the build itself, or a copy of its CTestTestfile tree: every
+# test names its programs by absolute path), on CUDA device `dev` ("" = as visible); its summary
+# goes to dir/Testing/as_<profile>.summary.
+run_profile() {
+  local p=$1 dev=$2 dir=$3 jobs=$4
+  local xml="$dir/Testing/as_$p.xml" summary="$dir/Testing/as_$p.summary"
+  mkdir -p "$dir/Testing"
+  rm -f "$xml" "$summary"
+  (cd "$dir" && ${dev:+env CUDA_VISIBLE_DEVICES=$dev} LADDER_DEVICE_PROFILE=$p ${AS_GPU_TIMEOUT:+timeout $AS_GPU_TIMEOUT} \
+      ctest -LE large -j "$jobs" --output-junit "$xml" "${extra[@]}") >"$dir/Testing/as_$p.log" 2>&1
   if [ -s "$xml" ]; then
-    python3 "$root/scripts/ctest_summary.py" "$xml" --label "$p" || failed=1
+    python3 "$root/scripts/ctest_summary.py" "$xml" --label "$p" >"$summary"
   else  # stopped (AS_GPU_TIMEOUT): what finished, from ctest's running log (LastTest.log.tmp until
         # ctest ends and renames it)
-    cp "$(ls -t "$build"/Testing/Temporary/LastTest*.log* | head -n 1)" "$build/Testing/as_$p.partial.log" 2>/dev/null
-    python3 "$root/scripts/ctest_summary.py" "$build/Testing/as_$p.partial.log" --label "$p (stopped before the end)" || failed=1
-    failed=1
+    cp "$(ls -t "$dir"/Testing/Temporary/LastTest*.log* | head -n 1)" "$dir/Testing/as_$p.partial.log" 2>/dev/null
+    python3 "$root/scripts/ctest_summary.py" "$dir/Testing/as_$p.partial.log" --label "$p (stopped before the end)" >"$summary"
+    echo "  (stopped by AS_GPU_TIMEOUT=$AS_GPU_TIMEOUT: counts as a failure)" >>"$summary"
   fi
+}
+
+# A copy of the build's test tree (the CTestTestfile.cmake files and the gtest lists they include,
+# times kept so that nothing is rediscovered) where a second ctest can run beside the first.
+test_tree_copy() {
+  local dir="$build/as_gpu/$1"
+  rm -rf "$dir" && mkdir -p "$dir"
+  (cd "$build" && find . -path ./as_gpu -prune -o \( -name CTestTestfile.cmake -o -name '*_include.cmake' \
+       -o -name '*_tests.cmake' \) -print0 | xargs -0 cp --parents -p -t "$dir")
+  echo "$dir"
+}
+
+read -ra devices <<<"${AS_GPU_DEVICES:-}"
+jobs=${CTEST_JOBS:-$(nproc)}
+summaries=()  # in the order of the profiles
+if [ ${#devices[@]} -le 1 ]; then
+  for p in "${profiles[@]}"; do
+    run_profile "$p" "${devices[0]:-}" "$build" "$jobs"
+    summaries+=("$build/Testing/as_$p.summary")
+    cat "${summaries[-1]}"
+  done
+else
+  per=$(( jobs / ${#devices[@]} > 0 ? jobs / ${#devices[@]} : 1 ))
+  for ((i = 0; i < ${#profiles[@]}; i += ${#devices[@]})); do
+    batch=()
+    for ((d = 0; d < ${#devices[@]} && i + d < ${#profiles[@]}; ++d)); do
+      p=${profiles[i + d]}
+      dir=$(test_tree_copy "$p")
+      batch+=("$dir/Testing/as_$p.summary")
+      run_profile "$p" "${devices[d]}" "$dir" "$per" &
+    done
+    wait
+    for s in "${batch[@]}"; do cat "$s"; done
+    summaries+=("${batch[@]}")
+  done
+fi
+failed=0
+for s in "${summaries[@]}"; do
+  grep -qE "^[^ ].*: [0-9]+ tests: .* [1-9][0-9]* failed|stopped before the end" "$s" && failed=1
 done
 exit $failed

@@ -36,14 +36,6 @@ bool is_cpu_step(const std::string& id) { return id.size() > 4 && id.substr(id.s
 using Param = std::tuple<std::string, std::string>;  // step id, profile key
 class DeviceProfiles : public testing::TestWithParam<Param> {};
 
-// Under an outer LADDER_DEVICE_PROFILE (scripts/as_gpu.sh) these tests would only repeat themselves:
-// they set each profile on the steps they run.
-#define SKIP_UNDER_AN_OUTER_PROFILE()                                                              \
-  do {                                                                                             \
-    if (const char* outer = std::getenv("LADDER_DEVICE_PROFILE"); outer && *outer)                 \
-      GTEST_SKIP() << "covered by the run without a profile (this test sets each profile itself)"; \
-  } while (0)
-
 TEST_P(DeviceProfiles, RunsExactlyWhereItsRequirementIsMet) {
   REQUIRE_GPU();
   SKIP_UNDER_AN_OUTER_PROFILE();

@@ -113,6 +113,7 @@ TEST_P(TransposeVariants, EveryVariantVerifies) {
 // profile the pick must also verify.
 TEST_P(TransposeVariants, DefaultFollowsTheDevice) {
   REQUIRE_GPU();
+  SKIP_UNDER_AN_OUTER_PROFILE();
   const std::string& id = GetParam();
   const std::pair<const char*, const char*> expected[] = {
       {"t4", "64x64_a16"}, {"rtx3060", "64x128_a16"}, {"a100", "64x128_a16"}};

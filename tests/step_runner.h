@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -119,6 +120,15 @@ testing::AssertionResult verified_or_justified(const std::string& id, const Step
     if ((ran) > 0 && (skipped).size() == static_cast<size_t>(ran))                                     \
       GTEST_SKIP() << (skipped).front() << " (and " << (ran) - 1 << " more runs like it)";             \
     for (const std::string& ladder_skip_ : (skipped)) std::printf("note: not run here: %s\n", ladder_skip_.c_str()); \
+  } while (0)
+
+// For a test that sets each device profile on the steps it runs: under an outer
+// LADDER_DEVICE_PROFILE (scripts/as_gpu.sh) it would only repeat the run without a profile, at the
+// cost of a step process per profile, so it skips there with that reason.
+#define SKIP_UNDER_AN_OUTER_PROFILE()                                                              \
+  do {                                                                                             \
+    if (const char* outer = std::getenv("LADDER_DEVICE_PROFILE"); outer && *outer)                 \
+      GTEST_SKIP() << "covered by the run without a profile (this test sets each profile itself)"; \
   } while (0)
 
 // What `cuobjdump OPTION <the step executable>` prints ("" where cuobjdump is not installed or fails).
