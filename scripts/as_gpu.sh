@@ -61,17 +61,40 @@ run_profile() {
 }
 
 # A copy of the build's test tree (the CTestTestfile.cmake files and the gtest lists they include,
-# times kept so that nothing is rediscovered) where a second ctest can run beside the first.
+# times kept so that nothing is rediscovered) where a second ctest can run beside the first, with the
+# build's record of each test's last duration (Testing/Temporary/CTestCostData.txt, where a run left
+# one), from which ctest -j starts the longest tests first.
 test_tree_copy() {
   local dir="$build/as_gpu/$1"
   rm -rf "$dir" && mkdir -p "$dir"
   (cd "$build" && find . -path ./as_gpu -prune -o \( -name CTestTestfile.cmake -o -name '*_include.cmake' \
        -o -name '*_tests.cmake' \) -print0 | xargs -0 cp --parents -p -t "$dir")
+  if [ -f "$build/Testing/Temporary/CTestCostData.txt" ]; then
+    mkdir -p "$dir/Testing/Temporary" && cp "$build/Testing/Temporary/CTestCostData.txt" "$dir/Testing/Temporary/"
+  fi
   echo "$dir"
 }
 
+# While the suite runs, one idle process per GPU keeps a CUDA context open, so that the driver's
+# per-GPU state stays up between the thousands of short test processes instead of being rebuilt when
+# the last one exits (a GPU without persistence mode). Python's ctypes and the driver library only;
+# where either is missing the suite runs without it.
+holders=()
+hold_gpu() {
+  ${1:+env CUDA_VISIBLE_DEVICES=$1} python3 -c '
+import ctypes, sys, time
+cuda = ctypes.CDLL("libcuda.so.1")
+dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+if cuda.cuInit(0) or cuda.cuDeviceGet(ctypes.byref(dev), 0) or cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev):
+    sys.exit(0)
+time.sleep(86400)' >/dev/null 2>&1 &
+  holders+=($!)
+}
+trap '[ ${#holders[@]} -eq 0 ] || kill "${holders[@]}" 2>/dev/null' EXIT
+
 read -ra devices <<<"${AS_GPU_DEVICES:-}"
 jobs=${CTEST_JOBS:-$(nproc)}
+if [ ${#devices[@]} -eq 0 ]; then hold_gpu ""; else for d in "${devices[@]}"; do hold_gpu "$d"; done; fi
 summaries=()  # in the order of the profiles
 if [ ${#devices[@]} -le 1 ]; then
   for p in "${profiles[@]}"; do

@@ -37,8 +37,8 @@ using Param = std::tuple<std::string, std::string>;  // step id, profile key
 class DeviceProfiles : public testing::TestWithParam<Param> {};
 
 TEST_P(DeviceProfiles, RunsExactlyWhereItsRequirementIsMet) {
+  SKIP_UNDER_AN_OUTER_PROFILE();  // first: a skip that needs no CUDA start
   REQUIRE_GPU();
-  SKIP_UNDER_AN_OUTER_PROFILE();
   const auto& [id, key] = GetParam();
   const std::vector<std::string> env = {"LADDER_DEVICE_PROFILE=" + key};
   auto args = ladder_test::test_size(id);
@@ -116,8 +116,8 @@ const Documented kDocumented[] = {
 class DocumentedDefaults : public testing::TestWithParam<Documented> {};
 
 TEST_P(DocumentedDefaults, TheChapterTablesChoice) {
+  SKIP_UNDER_AN_OUTER_PROFILE();  // first: a skip that needs no CUDA start
   REQUIRE_GPU();
-  SKIP_UNDER_AN_OUTER_PROFILE();
   const Documented& d = GetParam();
   const ladder_test::SeenDevice real = ladder_test::seen_device({"LADDER_DEVICE_PROFILE="});
   if (real.cc_major != 9 || real.cc_minor != 0)
