@@ -105,14 +105,15 @@ if [ ${#devices[@]} -le 1 ]; then
 else
   per=$(( jobs / ${#devices[@]} > 0 ? jobs / ${#devices[@]} : 1 ))
   for ((i = 0; i < ${#profiles[@]}; i += ${#devices[@]})); do
-    batch=()
+    batch=() runs=()
     for ((d = 0; d < ${#devices[@]} && i + d < ${#profiles[@]}; ++d)); do
       p=${profiles[i + d]}
       dir=$(test_tree_copy "$p")
       batch+=("$dir/Testing/as_$p.summary")
       run_profile "$p" "${devices[d]}" "$dir" "$per" &
+      runs+=($!)
     done
-    wait
+    wait "${runs[@]}"  # these runs, not the context holders
     for s in "${batch[@]}"; do cat "$s"; done
     summaries+=("${batch[@]}")
   done
