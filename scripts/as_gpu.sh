@@ -15,9 +15,9 @@
 # CTEST_JOBS (default nproc, shared among the devices), AS_GPU_TIMEOUT (seconds per profile; a
 # stopped run is summarized from what finished and counts as a failure), AS_GPU_DEVICES (e.g.
 # "0 1": run that many profiles at once, each on its own GPU via CUDA_VISIBLE_DEVICES and in its own
-# copy of the build's test tree, build/as_gpu/<profile>; a test's cost is mostly starting CUDA in
-# its processes, which one GPU does for one process at a time). Exit status non-zero if any test
-# failed under any profile.
+# copy of the build's test tree, build/as_gpu/<profile>; on a two-H100 machine two profiles at once
+# ran about as many tests a second together as one alone: the limit is shared by the GPUs). Exit
+# status non-zero if any test failed under any profile.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -27,7 +27,7 @@ profiles=()
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --help|-h) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     all) read -ra more <<<"$all"; profiles+=("${more[@]}"); shift ;;
     -*) echo "error: unknown option '$1' (ctest arguments go after --)" >&2; exit 2 ;;
