@@ -2,8 +2,8 @@
 // Not a transpose: every element is read once and written once, both in order, which is the least
 // any transpose has to move. What this kernel reaches is what a transpose could reach if it had no
 // second, crossing index; the harness prints cudaMemcpy device-to-device of the same bytes beside it,
-// and the copy ceiling (common/: the better of cudaMemcpy D2D and the best float4 copy kernel, on
-// buffers 4x the L2) that every later step is measured against.
+// and the copy ceiling (common/: the best of cudaMemcpy D2D and a family of tuned float4 copy
+// kernels, on the step's own bytes) that every later step is measured against.
 // Changes: none; this is the reference point of the ladder, not a step of the climb.
 // Costs: nothing; its output is rows x cols (a copy), checked against the input itself.
 // Source: the copy baseline of NVIDIA's "An Efficient Matrix Transpose in CUDA C/C++" (Mark Harris)
