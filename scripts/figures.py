@@ -547,6 +547,131 @@ def fig_multi_element():
     return fig
 
 
+
+@figure("transpose/img/fig_sector_aligned.png")
+def fig_sector_aligned():
+    """Three rows of `out` at rows = 8191 (rows of `out` start 7, 6 and 5 floats into a sector), each
+    cell a float coloured by the tile, i.e. the block, that writes it. Step 06's pieces follow the
+    matrix: tile t writes floats 64t .. 64t + 63 of the row, so the sector at every tile boundary holds
+    floats of two tiles, written by two blocks at different times (red). Step 07's pieces follow the
+    memory: each starts at the 64-byte boundary at or before float 64t (up to 15 floats early), so
+    every sector inside a row has one owner; only the sector where a row of `out` meets the next
+    one is still shared. Thick lines: 32-byte sectors."""
+    rows, tile, align, sector = 8191, 64, 16, 8   # the matrix height; 07's kR, kAlign; floats per sector
+    first, last = -12, 88                          # floats of each row drawn (negative: the row before)
+    out_rows = [1, 2, 3]
+    colours = {-1: OI["lightgrey"], 0: OI["sky"], 1: OI["orange"], 2: OI["green"]}
+
+    def owner06(c, e):
+        return -1 if e < 0 else e // tile
+
+    def owner07(c, e):
+        if e < 0:
+            return -1
+        early = (c * rows) % align          # how far the row starts past a 64-byte boundary
+        return (e + early) // tile         # piece p covers [64p - early, 64p + 64 - early)
+
+    fig = new_fig(10.0, 5.4, "transpose 07: pieces of `out` aligned to the memory, not to the matrix")
+    shared_counts = []
+    for p, (title, owner) in enumerate([("step 06: tile t writes floats 64t .. 64t + 63 of each row of `out`", owner06),
+                                        ("step 07: each piece starts at the 64-byte boundary at or before float 64t",
+                                         owner07)]):
+        ax = grid_ax(fig, [0.03, 0.56 - 0.40 * p, 0.94, 0.32], (first - 9, last + 1), (-1.3, len(out_rows) * 1.5),
+                     equal=False)
+        text(ax, first - 8.5, -0.85, title, fs=9.5, ha="left", fontweight="bold")
+        shared = 0
+        for k, c in enumerate(out_rows):
+            y = k * 1.5
+            base = c * rows
+            text(ax, first - 1, y + 0.45, f"out row {c}\n(starts {base % sector} floats\ninto a sector)", fs=6.5,
+                 ha="right")
+            for e in range(first, last):
+                box(ax, e, y, 1, 0.9, fc=colours.get(owner(c, e), OI["grey"]), ec="white", lw=0.2)
+            # sectors: address multiples of 8 floats
+            e = first - ((base + first) % sector)
+            while e < last:
+                lo, hi = max(e, first), min(e + sector, last)
+                owners = {owner(c, x) for x in range(e, e + sector)}
+                two = len(owners) > 1
+                shared += two and first <= e and e + sector <= last
+                box(ax, lo, y, hi - lo, 0.9, ec=OI["red"] if two else "black", lw=1.8 if two else 0.7, zorder=3)
+                e += sector
+            text(ax, 0, y + 1.2, "float 0", fs=6, color=OI["dark"])
+            text(ax, tile, y + 1.2, "float 64", fs=6, color=OI["dark"])
+        shared_counts.append(shared)
+    from matplotlib.patches import Patch
+    fig.legend(handles=[Patch(facecolor=OI["lightgrey"], label="the previous row of `out`"),
+                        Patch(facecolor=OI["sky"], label="tile 0's block"),
+                        Patch(facecolor=OI["orange"], label="tile 1's block"),
+                        Patch(facecolor="white", edgecolor=OI["red"], linewidth=1.8,
+                              label="a sector two blocks write")],
+               loc="lower center", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.06))
+    note(fig, 0.03, 0.06,
+         "Sectors two blocks write leave L2 half written; with ECC the HBM3 is written in whole sectors, so each "
+         "costs a DRAM read to merge (the extra reads of 06 at 8191 x 8193). 07 also reads 16 rows of `in` above "
+         "its tile (a halo), which the block above has just read: L2 serves them.", fs=8, width=0.94)
+    assert shared_counts[0] > shared_counts[1]
+    return fig
+
+
+def _grouped_tile(index, band, lines, across):
+    """common/tile_order.h's grouped_tile: (line, position along it)."""
+    per_band = band * across
+    b = index // per_band
+    first = b * band
+    height = min(band, lines - first)
+    in_band = index - b * per_band
+    return first + in_band % height, in_band // height
+
+
+@figure("transpose/img/fig_grid_order.png")
+def fig_grid_order():
+    """Which tiles run together, for a short, wide matrix drawn small: 5 tile rows (the last one
+    ragged) by 20 tile columns, 20 blocks resident at once. Step 07 numbers the tiles row by row,
+    tile columns fastest: each wave is a thin strip one tile row tall, writing a short piece into
+    every row of `out` it touches, and the ragged last tile row is a wave of its own. Step 08 walks
+    G = 20 / 5 = 4 tile columns at a time, row by row inside them: each wave is whole tile columns,
+    i.e. complete, consecutive rows of `out`. Colour = the wave a tile runs in. (At 1025 x 32769 on
+    an H100: 17 tile rows, 257 tile columns, 264 resident blocks, G = 15.)"""
+    tile_rows, tile_cols, resident = 5, 20, 20
+    group = max(1, resident // tile_rows)
+    ragged = 0.35  # the last tile row's share of a full one, as drawn
+    blocks = tile_rows * tile_cols
+
+    def order07(b):
+        return b // tile_cols, b % tile_cols
+
+    def order08(b):
+        col, row = _grouped_tile(b, group, tile_cols, tile_rows)
+        return row, col
+
+    from matplotlib import colormaps
+    waves = (blocks + resident - 1) // resident
+    cmap = colormaps["viridis"].resampled(waves)
+    fig = new_fig(9.6, 6.0, "transpose 08: the tiles that run together (one colour = one wave)")
+    for p, (title, order) in enumerate([("step 07: tile columns fastest", order07),
+                                        (f"step 08: {group} tile columns at a time, row by row", order08)]):
+        ax = grid_ax(fig, [0.03, 0.56 - 0.40 * p, 0.94, 0.33], (-0.5, tile_cols + 1.5), (-1.2, tile_rows + 0.2),
+                     equal=False)
+        text(ax, -0.4, -0.65, title, fs=9.5, ha="left", fontweight="bold")
+        seen = set()
+        for b in range(blocks):
+            r, c = order(b)
+            assert (r, c) not in seen
+            seen.add((r, c))
+            h = ragged if r == tile_rows - 1 else 1.0
+            w = b // resident
+            box(ax, c, r, 1, h, fc=cmap(w), ec="white", lw=0.8, text=str(w), fs=6.5,
+                tc="white" if w < waves * 0.6 else "black")
+        text(ax, tile_cols + 0.2, tile_rows - 1 + ragged / 2, "ragged\nlast row", fs=6.5, ha="left")
+    note(fig, 0.03, 0.13,
+         "A tile column of `in` is a band of rows of `out`: tile (r, c) writes a 64-float piece into each row of "
+         "`out` of its columns. Top: wave 0 writes one piece into each row of `out` of all 20 tile columns, and "
+         "those rows are finished only four waves later; the ragged row runs last, alone. Bottom: wave 0 "
+         "finishes the rows of `out` of tile columns 0-3, ragged tiles included, and blocks 0-3 read adjacent "
+         "pieces of the same rows of `in`. The order: grouped_tile() in common/tile_order.h.", fs=8, width=0.94)
+    return fig
+
 # ====================================================================================================
 # reduction
 # ====================================================================================================
@@ -1230,7 +1355,7 @@ def fig_warpgroup_wgmma():
 
 
 # ====================================================================================================
-# separable_conv
+# avg_matvec
 # ====================================================================================================
 
 @figure("avg_matvec/img/fig_row_access.png")
@@ -1302,6 +1427,10 @@ def fig_row_access():
          "L2 or DRAM.", fs=8, width=0.55)
     return fig
 
+
+# ====================================================================================================
+# separable_conv
+# ====================================================================================================
 
 @figure("separable_conv/img/fig_halo_apron.png")
 def fig_halo_apron():
