@@ -4,12 +4,15 @@
 # memory), failed (with the last lines of each). Non-zero on any failure or failed build.
 #   scripts/test.sh                 all tests (GPU tests skip where there is no CUDA device)
 #   scripts/test.sh -L cpu          ctest arguments pass through
+#   scripts/test.sh -L step         each step once at its small size, checked (the quick look)
+#   scripts/test.sh --help          this text
 # ctest's own per-test lines go to build/Testing/ctest.log, its JUnit record to
 # build/Testing/ctest.xml (scripts/ctest_summary.py reads it).
 # Environment: BUILD_DIR (default build/), JOBS (build parallelism, default nproc),
 #              CTEST_JOBS (default 4), CMAKE_ARGS (extra configure flags), LADDER_DEVICE_PROFILE
 #              (run every step as on another GPU: scripts/as_gpu.sh does this per profile).
 set -euo pipefail
+case "${1:-}" in --help|-h) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
