@@ -1478,6 +1478,56 @@ def fig_row_access():
     return fig
 
 
+
+@figure("avg_matvec/img/fig_matvecs_as_gemm.png")
+def fig_matvecs_as_gemm():
+    """Step 04 against step 05 at the default sizes (L = 512, N = 1024). Step 04: block k multiplies
+    all of W by its own mean vector v_k, so W (2 MiB) is loaded once per batch, 1,024 times, 2 GiB in
+    all, as many bytes as the input. Step 05: the N mean vectors are the columns of one L x N matrix
+    Vt, and the N mat-vecs are one matrix product, out = W Vt, which cuBLAS computes in tiles kept on
+    chip: each element of W is loaded once per band of many columns of Vt, not once per column. Look
+    at how often each step loads W."""
+    L, N, M, dbl = 512, 1024, 512, 8
+    w_bytes = L * L * dbl
+    fig = new_fig(9.6, 4.2, "avg_matvec: N mat-vecs with one W are one matrix product")
+
+    # Left: step 04, a few blocks each with the whole W and one vector.
+    ax = grid_ax(fig, [0.02, 0.26, 0.46, 0.62], (-0.5, 15.5), (-1.6, 7.6))
+    text(ax, -0.4, -1.0, "step 04: block k computes W · v_k", fs=9.5, ha="left", fontweight="bold")
+    for b, x0 in enumerate([0, 5, 11]):
+        label = ["k = 0", "k = 1", "k = N − 1"][b]
+        box(ax, x0, 0.5, 3, 3, fc=OI["sky"], text="W", fs=9)
+        box(ax, x0 + 3.3, 0.5, 0.5, 3, fc=OI["orange"])
+        text(ax, x0 + 3.55, 3.9, "v", fs=8)
+        text(ax, x0 + 1.9, 4.6, f"block {label}", fs=8)
+    text(ax, 9.4, 2.0, "…", fs=14)
+    text(ax, 7.5, 6.6, f"W ({w_bytes / 2**20:.0f} MiB) loaded {N:,} times: {N * w_bytes / 2**30:.0f} GiB\n(the input is "
+         f"{N * L * M * dbl / 2**30:.0f} GiB)", fs=8.5, color=OI["red"])
+
+    # Right: step 05, one GEMM.
+    ax2 = grid_ax(fig, [0.52, 0.26, 0.46, 0.62], (-0.5, 15.5), (-1.6, 7.6))
+    text(ax2, -0.4, -1.0, "step 05: out = W · Vᵀ, one DGEMM", fs=9.5, ha="left", fontweight="bold")
+    box(ax2, 0, 0.5, 4, 4, fc=OI["sky"], text="W\nL × L", fs=9)
+    text(ax2, 4.6, 2.5, "·", fs=16)
+    for k in range(6):
+        box(ax2, 5.2 + 0.5 * k, 0.5, 0.5, 4, fc=OI["orange"], lw=0.4)
+    text(ax2, 6.7, 5.3, "Vᵀ: L × N (the N\nmean vectors)", fs=7.5)
+    text(ax2, 8.8, 2.5, "=", fs=14)
+    box(ax2, 9.4, 0.5, 3, 4, fc=OI["green"], text="out\nL × N", fs=9)
+    # a tile of the product
+    box(ax2, 9.4, 0.5, 1.0, 1.0, ec="black", lw=1.6, zorder=4)
+    box(ax2, 0, 0.5, 4, 1.0, ec="black", lw=1.2, ls="--", zorder=4)
+    box(ax2, 5.2, 0.5, 1.0, 4, ec="black", lw=1.2, ls="--", zorder=4)
+    text(ax2, 7.5, 6.6, "each element of W loaded once per band of\nmany columns of Vᵀ, reused on chip",
+         fs=8.5, color=OI["green"])
+    note(fig, 0.03, 0.19,
+         "Dashed: the row band of W and the column band of Vᵀ that one output tile (black) needs; a GEMM keeps "
+         "such bands in shared memory and registers and uses every loaded element of W for many columns at once. "
+         "Step 04 repeats the loads, multiplies and shuffles of W for every batch; in both steps the averaging "
+         "streams the 2 GiB input once.", fs=8, width=0.94)
+    return fig
+
+
 # ====================================================================================================
 # separable_conv
 # ====================================================================================================
