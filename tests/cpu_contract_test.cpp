@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 
 namespace {
@@ -141,5 +142,81 @@ INSTANTIATE_TEST_SUITE_P(AllSteps, StepContract, testing::ValuesIn(ladder_test::
                          [](const testing::TestParamInfo<std::string>& p) {
                            return ladder_test::param_name(p.param, p.param.substr(0, p.param.find('/')));
                          });
+
+// The test processes learn which GPUs they see from the file ctest's fixture gpu_probe writes
+// (tests/step_runner.h, GpuProbe); a wrong answer there would turn every GPU test into a skip, or
+// run tests for a device that is not there.
+TEST(GpuProbe, FileRoundTrips) {
+  ladder_test::TempDir dir;
+  ladder_test::GpuProbe p;
+  p.device_count = 2;
+  p.cc_major = 8;
+  p.cc_minor = 6;
+  p.smem_per_block_optin = 101376;
+  p.name = "NVIDIA GeForce RTX 3060";
+  p.visible = "1,0";
+  const std::string path = dir.path() + "/probe.all";
+  ASSERT_TRUE(ladder_test::write_gpu_probe(path, p));
+  ladder_test::GpuProbe q;
+  ASSERT_TRUE(ladder_test::read_gpu_probe(path, &q));
+  EXPECT_EQ(q.device_count, 2);
+  EXPECT_EQ(q.cc_major, 8);
+  EXPECT_EQ(q.cc_minor, 6);
+  EXPECT_EQ(q.smem_per_block_optin, 101376u);
+  EXPECT_EQ(q.name, p.name);
+  EXPECT_EQ(q.visible, "1,0");
+
+  // No device, no name, and CUDA_VISIBLE_DEVICES set to nothing: an answer too.
+  ladder_test::GpuProbe none;
+  none.visible = "";
+  ASSERT_TRUE(ladder_test::write_gpu_probe(path, none));
+  ASSERT_TRUE(ladder_test::read_gpu_probe(path, &q));
+  EXPECT_EQ(q.device_count, 0);
+  EXPECT_EQ(q.name, "");
+  EXPECT_EQ(q.visible, "");
+
+  // A missing, truncated or foreign file is no answer: the process asks CUDA instead.
+  EXPECT_FALSE(ladder_test::read_gpu_probe(dir.path() + "/absent", &q));
+  { std::ofstream(path) << "device_count 1\n"; }
+  EXPECT_FALSE(ladder_test::read_gpu_probe(path, &q));
+  { std::ofstream(path) << "devices 1\ncc 9 0\nsmem_per_block_optin 1\nname x\nvisible 0\n"; }
+  EXPECT_FALSE(ladder_test::read_gpu_probe(path, &q));
+}
+
+// One file per set of visible devices, so that runs on different GPUs of one machine (scripts/
+// as_gpu.sh with AS_GPU_DEVICES) never read each other's answer.
+TEST(GpuProbe, FileIsPerVisibleDevices) {
+  const char* before = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string saved = before ? before : "";
+  unsetenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(ladder_test::gpu_probe_file("/t/gpu_probe"), "/t/gpu_probe.all");
+  EXPECT_EQ(ladder_test::visible_devices(), "(unset)");
+  setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);
+  EXPECT_EQ(ladder_test::gpu_probe_file("/t/gpu_probe"), "/t/gpu_probe.cvd_0_1");
+  EXPECT_EQ(ladder_test::visible_devices(), "0,1");
+  setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  EXPECT_EQ(ladder_test::gpu_probe_file("/t/gpu_probe"), "/t/gpu_probe.cvd_");
+  setenv("CUDA_VISIBLE_DEVICES", "GPU-60a7/../x", 1);
+  EXPECT_EQ(ladder_test::gpu_probe_file("/t/gpu_probe"), "/t/gpu_probe.cvd_GPU_60a7____x");
+  if (before) setenv("CUDA_VISIBLE_DEVICES", saved.c_str(), 1);
+  else unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
+// The probe program's file says what this process would find by asking CUDA itself.
+TEST(GpuProbe, ProgramWritesWhatCudaSays) {
+  ladder_test::TempDir dir;
+  const std::string stem = dir.path() + "/sub/gpu_probe";  // a folder it must create
+  const std::string cmd = std::string(LADDER_GPU_PROBE_EXE) + " " + stem + " > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  ladder_test::GpuProbe written;
+  ASSERT_TRUE(ladder_test::read_gpu_probe(ladder_test::gpu_probe_file(stem), &written));
+  const ladder_test::GpuProbe asked = ladder_test::probe_gpu();
+  EXPECT_EQ(written.device_count, asked.device_count);
+  EXPECT_EQ(written.cc_major, asked.cc_major);
+  EXPECT_EQ(written.cc_minor, asked.cc_minor);
+  EXPECT_EQ(written.smem_per_block_optin, asked.smem_per_block_optin);
+  EXPECT_EQ(written.name, asked.name);
+  EXPECT_EQ(written.visible, ladder_test::visible_devices());
+}
 
 }  // namespace

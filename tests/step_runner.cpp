@@ -5,8 +5,10 @@
 #include <cuda_runtime.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -188,15 +190,11 @@ std::string SeenDevice::sm() const { return "sm_" + std::to_string(cc_major) + s
 SeenDevice seen_device(const std::vector<std::string>& env) {
   SeenDevice d;
   if (!gpu_available()) return d;
-  static const cudaDeviceProp props = [] {
-    cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) cudaGetLastError();
-    return p;
-  }();
+  const GpuProbe& real = seen_gpus();
   d.present = true;
-  d.cc_major = props.major;
-  d.cc_minor = props.minor;
-  d.smem_per_block_optin = props.sharedMemPerBlockOptin;
+  d.cc_major = real.cc_major;
+  d.cc_minor = real.cc_minor;
+  d.smem_per_block_optin = real.smem_per_block_optin;
   std::string key;
   if (const char* e = std::getenv("LADDER_DEVICE_PROFILE")) key = e;
   for (const std::string& e : env)
@@ -324,15 +322,82 @@ std::vector<ArchInstruction> arch_instructions_in(const std::string& id) {
   return found;
 }
 
-int device_count() {
-  static const int count = [] {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
-    cudaGetLastError();
-    return n;
-  }();
-  return count;
+GpuProbe probe_gpu() {
+  GpuProbe p;
+  p.visible = visible_devices();
+  if (cudaGetDeviceCount(&p.device_count) != cudaSuccess) p.device_count = 0;
+  cudaGetLastError();
+  cudaDeviceProp props{};
+  if (p.device_count > 0 && cudaGetDeviceProperties(&props, 0) == cudaSuccess) {
+    p.cc_major = props.major;
+    p.cc_minor = props.minor;
+    p.smem_per_block_optin = props.sharedMemPerBlockOptin;
+    p.name = props.name;
+  }
+  cudaGetLastError();
+  return p;
 }
+
+std::string visible_devices() {
+  const char* v = std::getenv("CUDA_VISIBLE_DEVICES");
+  return v ? v : "(unset)";
+}
+
+std::string gpu_probe_file(const std::string& stem) {
+  const char* v = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!v) return stem + ".all";
+  std::string key = "cvd_";
+  for (const char c : std::string(v)) key += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return stem + "." + key;
+}
+
+bool write_gpu_probe(const std::string& path, const GpuProbe& p) {
+  // Written beside the file and renamed over it, so that a reader never sees half of one.
+  const std::string tmp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp);
+    out << "device_count " << p.device_count << "\ncc " << p.cc_major << " " << p.cc_minor
+        << "\nsmem_per_block_optin " << p.smem_per_block_optin << "\nname " << p.name << "\nvisible "
+        << p.visible << "\n";
+    if (!out) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+bool read_gpu_probe(const std::string& path, GpuProbe* p) {
+  std::ifstream in(path);
+  if (!in) return false;
+  GpuProbe r;
+  int fields = 0;
+  std::string key;
+  while (in >> key) {
+    if (key == "device_count" && in >> r.device_count) ++fields;
+    else if (key == "cc" && in >> r.cc_major >> r.cc_minor) ++fields;
+    else if (key == "smem_per_block_optin" && in >> r.smem_per_block_optin) ++fields;
+    else if (key == "name" || key == "visible") {
+      std::string rest;
+      std::getline(in, rest);
+      (key == "name" ? r.name : r.visible) = rest.empty() ? "" : rest.substr(1);  // after the space
+      ++fields;
+    } else
+      return false;
+  }
+  if (fields != 5 || r.device_count < 0) return false;
+  *p = r;
+  return true;
+}
+
+const GpuProbe& seen_gpus() {
+  static const GpuProbe seen = [] {
+    GpuProbe p;
+    if (const char* stem = std::getenv("LADDER_GPU_PROBE"); stem && *stem)
+      if (read_gpu_probe(gpu_probe_file(stem), &p) && p.visible == visible_devices()) return p;
+    return probe_gpu();
+  }();
+  return seen;
+}
+
+int device_count() { return seen_gpus().device_count; }
 
 bool gpu_available() { return device_count() > 0; }
 

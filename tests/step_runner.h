@@ -144,7 +144,33 @@ struct ArchInstruction {
 };
 std::vector<ArchInstruction> arch_instructions_in(const std::string& id);
 
-// True when this process sees a CUDA device (cudaGetDeviceCount > 0).
+// What a test process needs to know of the GPUs it sees: how many, and device 0's architecture and
+// shared memory. Starting CUDA to ask costs a test process about a second when many run at once,
+// more than many tests take otherwise, so ctest asks once per run: the test gpu_probe (a fixture
+// every test requires) writes the answer to a file, the test processes read it (LADDER_GPU_PROBE
+// names the file's stem; the file is per CUDA_VISIBLE_DEVICES, gpu_probe_file()). A process run
+// outside ctest, or one whose file is missing or was written for other visible devices, asks CUDA.
+struct GpuProbe {
+  int device_count = 0;
+  int cc_major = 0, cc_minor = 0;  // device 0's
+  size_t smem_per_block_optin = 0;
+  std::string name;
+  std::string visible;  // CUDA_VISIBLE_DEVICES as the probing process saw it ("(unset)" if unset)
+};
+// Asks CUDA (the probe's own answer).
+GpuProbe probe_gpu();
+// CUDA_VISIBLE_DEVICES as this process sees it, "(unset)" if unset.
+std::string visible_devices();
+// The file for `stem` and this process's visible devices: "<stem>.all", "<stem>.cvd_0_1", ... .
+std::string gpu_probe_file(const std::string& stem);
+// "key value" lines; read_gpu_probe is false for a missing or malformed file.
+bool write_gpu_probe(const std::string& path, const GpuProbe& p);
+bool read_gpu_probe(const std::string& path, GpuProbe* p);
+// This process's answer, once: LADDER_GPU_PROBE's file where it is present and was written for the
+// same visible devices, else probe_gpu().
+const GpuProbe& seen_gpus();
+
+// True when this process sees a CUDA device.
 bool gpu_available();
 // How many CUDA devices this process sees (0 without a driver): the first index that does not exist.
 int device_count();
