@@ -1,7 +1,7 @@
 // transpose step 09: thin matrices — at most 16 rows (or columns), the other side long.
 // Steps 01-08 move square-ish tiles: at 8 x 2^21 a 64 x 128 tile is 8 x 128, an eighth of it real,
 // and each warp writes rows of `out` 8 floats (32 bytes) long, a sector per row, one row per lane:
-// the copy step moves the same bytes several times faster (README, "What held 08 back").
+// the copy step moves the same bytes far faster.
 // A thin matrix needs no square tile. With R <= 16 rows, the R rows of a span of columns are R
 // contiguous pieces of `in`, and the rows of `out` they become lie one after another: out[c][0..R)
 // for consecutive c is one contiguous range. So a block takes a span of the long side and
