@@ -174,6 +174,12 @@ int run(const Step& step, int argc, char** argv) {
     res.ceiling = ladder::measure_copy_ceiling(res.device, plan, input_bytes(s) + 8.0 * double(s.L) * double(s.L),
                                                8.0 * double(s.L) * double(s.N));
 
+  // At launch-bound sizes, what a caller waits for one device-to-device copy of the input's bytes:
+  // no step can be called faster than that (step 07's yardstick).
+  ladder::Stats copy_call;
+  if (opt.ceiling && res.device.present && on_gpu && in_bytes <= kCopyCallMaxBytes)
+    copy_call = ladder::measure_copy_call(in_bytes, plan);
+
   // Step 2: inputs and reference.
   ladder::HostBuffer<double> h_in(n_in), h_w(n_w), h_out(n_out), ref, mag;
   {
@@ -254,6 +260,12 @@ int run(const Step& step, int argc, char** argv) {
     res.extras.push_back({"floor_ms", floor_ms, "ms (the input's bytes at the copy ceiling)"});
     res.extras.push_back({"pct_of_floor", 100.0 * floor_ms / res.kernel.median,
                           "% (floor_ms / kernel_ms: 100 = as fast as the input can be read)"});
+  }
+  if (copy_call.call_reps > 0) {
+    res.extras.push_back({"copy_call_ms", copy_call.call_median,
+                          "ms (a caller's wait for one device-to-device copy of the input's bytes)"});
+    res.extras.push_back({"call_vs_copy_call", res.kernel.call_median / copy_call.call_median,
+                          "x (call_ms / copy_call_ms: 1 = called as fast as a copy of the input)"});
   }
   res.notes.push_back(std::string("inputs: ") +
                       (init == Init::posts ? "posts (1 or 2)" : "random, uniform in [-1, 1)") +

@@ -117,6 +117,10 @@ inline double min_bytes(const Sizes& s) {
 
 constexpr int64_t kMaxGridX = 2147483647;  // gridDim.x
 
+// The largest input whose copy call time a GPU step's record carries (copy_call_ms): sizes where
+// launches, not bandwidth, can decide a call's time.
+constexpr size_t kCopyCallMaxBytes = size_t(256) << 20;
+
 #ifdef __CUDACC__
 // The launch of steps 02-04: block k does batch k, with `block` threads and L doubles of shared
 // memory. gridDim.x stops at 2^31 - 1, so a larger N goes in chunks of batches, each kernel seeing

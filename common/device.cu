@@ -432,6 +432,18 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, doub
   return c;
 }
 
+Stats measure_copy_call(size_t bytes, const TimingPlan& plan) {
+  NvtxRange range("ceiling: copy call");
+  MemoryNeeds needs;
+  needs.device = 2 * bytes;
+  require_memory(needs, "the copy call");
+  DeviceBuffer<char> src(static_cast<int64_t>(bytes)), dst(static_cast<int64_t>(bytes));
+  CUDA_CHECK(cudaMemset(src.get(), 0x3C, bytes));
+  Stream s;
+  return time_gpu([&] { CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s)); },
+                  s, plan);
+}
+
 namespace {
 // SMs x peak SM clock x FLOP per SM and clock, in GFLOP/s.
 double spec_gflops(const DeviceInfo& dev, double flop_per_sm_clock) {

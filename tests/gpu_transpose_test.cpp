@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <tuple>
 #include <utility>
@@ -125,6 +126,23 @@ TEST_P(TransposeVariants, DefaultFollowsTheDevice) {
         {std::string("LADDER_DEVICE_PROFILE=") + profile});
     ASSERT_VERIFIED(id, r, {std::string("LADDER_DEVICE_PROFILE=") + profile});
     EXPECT_NE(r.json.find(std::string("\"choice\":\"") + name + ": "), std::string::npos) << r.json;
+  }
+}
+
+// Step 09's thin kernels, one per thin side R = 1 .. 16 in each orientation: a long side of two
+// whole spans and part of a third (the span is about 8,192 / R elements), so that every kernel runs
+// full blocks and a partial last one; then 17, which must take step 08's path.
+TEST(TransposeThinGpu, EveryThinSideVerifies) {
+  REQUIRE_GPU();
+  const std::string id = "transpose/09_thin";
+  const auto steps = ladder_test::steps_of("transpose");
+  if (std::find(steps.begin(), steps.end(), id) == steps.end()) GTEST_SKIP() << id << " is not registered";
+  for (int64_t r = 1; r <= 17; ++r) {
+    const int64_t span = std::max<int64_t>(32, 8192 / r / 32 * 32);
+    const int64_t long_side = 2 * span + 37;
+    SCOPED_TRACE("thin side " + std::to_string(r));
+    check_case(id, r, long_side);
+    check_case(id, long_side, r);
   }
 }
 
