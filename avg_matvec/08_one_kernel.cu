@@ -6,10 +6,12 @@
 // once, so that a grid-wide barrier cannot deadlock) does
 //   1. step 06's averaging, unchanged (average_rows_by_warps), into the N x L averages;
 //   2. grid.sync(): every average is written and visible to every block;
-//   3. the mat-vecs: a warp per (row i of W, group of up to kBatchesPerPass batches), its lanes
-//      striding along the row (coalesced reads of W), kBatchesPerPass sums per lane, a shuffle sum
-//      each. With N <= kBatchesPerPass, W is read exactly once; the averages (8 N L bytes) stay in
-//      the L1 and L2 caches.
+//   3. the mat-vecs: a block per (row i of W, group of up to kBatchesPerPass batches), its 256
+//      threads striding along the row (coalesced reads of W, several in flight per thread),
+//      kBatchesPerPass sums per thread, added by shuffles and then across the block's warps. With
+//      N <= kBatchesPerPass, W is read exactly once; the averages (8 N L bytes) stay in the L1 and
+//      L2 caches. (A warp per row instead leaves each lane a long chain of loads one after another:
+//      at L = 1024 the kernel took twice as long.)
 // Changes from step 07: no graph and no cuBLAS; the averaging kernel's body becomes phase 1 of one
 // kernel, and a hand-written mat-vec replaces the DGEMM.
 // Why it helps: one launch and no gap between the phases, only a barrier. What it costs: past a few
@@ -25,10 +27,13 @@
 namespace avg_matvec::one_kernel {
 
 constexpr int kThreads = vector_average::kThreads;
-constexpr int kBatchesPerPass = 8;  // sums each lane keeps in registers in phase 3
+constexpr int kBatchesPerPass = 8;  // sums each thread keeps in registers in phase 3
+constexpr int kUnrollJ = 4;         // loads of W each thread has in flight in phase 3
+constexpr int kMinBlocksPerSm = 4;  // registers capped at 64 a thread: 4 blocks of 256 on an SM
+static_assert(kThreads >= kBatchesPerPass, "phase 3 stores a group's sums with one thread each");
 
 template <int kLanes>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     average_then_matvec(const double* __restrict__ input, const double* __restrict__ W,
                         double* __restrict__ averages, double* __restrict__ out, int64_t L, int64_t M,
                         int64_t N) {
@@ -41,26 +46,40 @@ __global__ void __launch_bounds__(kThreads)
   // Phase 2: wait for every block; the barrier orders their stores before the loads below.
   cooperative_groups::this_grid().sync();
 
-  // Phase 3: out[i*N + k] = sum_j W[i][j] * averages[k*L + j], a warp per (i, group of batches).
-  // The loop runs per warp, so all 32 lanes reach the shuffles together.
-  const int lane = threadIdx.x % 32;
+  // Phase 3: out[i*N + k] = sum_j W[i][j] * averages[k*L + j], a block per (row i of W, group of
+  // up to kBatchesPerPass batches): its threads stride along the row (coalesced reads of W and of
+  // the averages), kBatchesPerPass sums each, kUnrollJ loads of W in flight per thread; a shuffle
+  // sum per warp, then the warps' sums through shared memory. The loop runs per block (every
+  // thread takes the same tasks), so all threads reach the barriers together.
+  __shared__ double warp_sums[kThreads / 32][kBatchesPerPass];
+  const int lane = threadIdx.x % 32, warp_in_block = threadIdx.x / 32;
   const int64_t groups = (N + kBatchesPerPass - 1) / kBatchesPerPass;
-  for (int64_t task = warp; task < L * groups; task += warps) {
+  for (int64_t task = blockIdx.x; task < L * groups; task += gridDim.x) {
     const int64_t i = task / groups, k0 = (task % groups) * kBatchesPerPass;
     const int batches = static_cast<int>(N - k0 < kBatchesPerPass ? N - k0 : kBatchesPerPass);
     const double* w_row = W + i * L;
+    const double* v = averages + k0 * L;
     double sum[kBatchesPerPass] = {};
-    for (int64_t j = lane; j < L; j += 32) {
+#pragma unroll kUnrollJ
+    for (int64_t j = threadIdx.x; j < L; j += kThreads) {
       const double w = w_row[j];
 #pragma unroll
       for (int b = 0; b < kBatchesPerPass; ++b)
-        if (b < batches) sum[b] += w * averages[(k0 + b) * L + j];
+        if (b < batches) sum[b] += w * v[b * L + j];
     }
 #pragma unroll
     for (int b = 0; b < kBatchesPerPass; ++b) {
-      const double total = warp_sum(sum[b]);
-      if (lane == 0 && b < batches) out[i * N + k0 + b] = total;
+      const double warp_total = warp_sum(sum[b]);
+      if (lane == 0) warp_sums[warp_in_block][b] = warp_total;
     }
+    __syncthreads();
+    if (threadIdx.x < batches) {
+      double total = 0;
+#pragma unroll
+      for (int w = 0; w < kThreads / 32; ++w) total += warp_sums[w][threadIdx.x];
+      out[i * N + k0 + threadIdx.x] = total;
+    }
+    __syncthreads();  // warp_sums is rewritten by the next task
   }
 }
 
@@ -71,9 +90,8 @@ void launch_one_kernel(const Args& a) {
   const void* kernel = reinterpret_cast<const void*>(average_then_matvec<kLanes>);
   static const int per_sm = ladder::blocks_per_sm(*a.dev, kernel, kThreads, 0);
   const int64_t rows = a.N * a.L, row_groups_per_block = kThreads / kLanes;
-  const int64_t tasks = a.L * ((a.N + kBatchesPerPass - 1) / kBatchesPerPass), warps_per_block = kThreads / 32;
-  const int64_t wanted = std::max((rows + row_groups_per_block - 1) / row_groups_per_block,
-                                  (tasks + warps_per_block - 1) / warps_per_block);
+  const int64_t tasks = a.L * ((a.N + kBatchesPerPass - 1) / kBatchesPerPass);  // a block each
+  const int64_t wanted = std::max((rows + row_groups_per_block - 1) / row_groups_per_block, tasks);
   const int64_t blocks = std::max<int64_t>(
       1, std::min<int64_t>(wanted, static_cast<int64_t>(per_sm) * a.dev->sm_count));
   const double* input = a.input;

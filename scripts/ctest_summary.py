@@ -2,7 +2,7 @@
 """One short summary of a ctest run, from the JUnit file ctest writes (ctest --output-junit FILE).
 
   ctest_summary.py JUNIT.xml [--label NAME]
-  ctest_summary.py Testing/Temporary/LastTest.log[.tmp] [--label NAME]   (a run that was stopped)
+  ctest_summary.py Testing/Temporary/LastTest.log[.tmp*] [--label NAME]   (a run that was stopped)
 
 Prints, instead of ctest's list of every test that did not run:
   NAME: 1429 tests: 1200 passed, 229 skipped, 0 failed
@@ -93,7 +93,7 @@ def cases_of_log(path):
 
 def summarize(path, label):
     # ctest writes LastTest.log.tmp while it runs and renames it when it ends
-    cases = cases_of_log(path) if path.endswith((".log", ".log.tmp")) else cases_of_junit(path)
+    cases = cases_of_log(path) if re.search(r"\.log(\.tmp\w*)?$", path) else cases_of_junit(path)
     passed, failed, skipped = 0, [], {}
     for name, kind, out in cases:
         if kind == "pass":
