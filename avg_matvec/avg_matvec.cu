@@ -175,7 +175,7 @@ int run(const Step& step, int argc, char** argv) {
                                                8.0 * double(s.L) * double(s.N));
 
   // At launch-bound sizes, what a caller waits for one device-to-device copy of the input's bytes:
-  // no step can be called faster than that (step 07's yardstick).
+  // the simplest call that touches every input byte, the yardstick of a step's call_ms (step 07).
   ladder::Stats copy_call;
   if (opt.ceiling && res.device.present && on_gpu && in_bytes <= kCopyCallMaxBytes)
     copy_call = ladder::measure_copy_call(in_bytes, plan);
