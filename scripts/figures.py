@@ -664,6 +664,48 @@ def fig_sector_aligned():
     return fig
 
 
+@figure("transpose/img/fig_thin.png")
+def fig_thin():
+    """Step 09 on a matrix of R = 3 rows, drawn small: 24 columns, a span of 8 columns per block (the
+    step's span is about 8,192 / R: 2,720 at R = 3), so 3 blocks. Top: `in`, each float coloured by the
+    block that moves it and labelled with the index it gets in `out` (column c, row t go to
+    c * R + t). A block reads R pieces of `in`, one per row, each contiguous. Bottom: `out` in memory
+    order, 72 floats in lines of 24: each block's floats are one contiguous range, span * R long. Both
+    sides coalesced: warps read 32 consecutive floats of one piece and write 32 consecutive floats of
+    the range."""
+    R, cols, span = 3, 24, 8
+    colours = [OI["sky"], OI["orange"], OI["green"]]
+    fig = new_fig(10.0, 5.6, "transpose 09: a thin matrix, R rows, moved a span of columns per block")
+    ax = grid_ax(fig, [0.03, 0.58, 0.94, 0.28], (-4.5, cols + 0.5), (-1.4, R + 0.2), equal=False)
+    text(ax, -4.3, -0.9, f"`in`: {R} rows x {cols} columns (row-major); a block takes {span} columns "
+         "= R contiguous pieces", fs=9.5, ha="left", fontweight="bold")
+    for t in range(R):
+        text(ax, -0.4, t + 0.45, f"row {t}", fs=7.5, ha="right")
+        for c in range(cols):
+            box(ax, c, t, 1, 0.9, fc=colours[c // span], ec="white", lw=0.4, text=str(c * R + t), fs=6.5)
+    for b in range(cols // span):
+        box(ax, b * span, 0, span, R - 0.1, ec="black", lw=1.4, zorder=3)
+        text(ax, b * span + span / 2, R + 0.05, f"block {b}", fs=7.5, va="top")
+    bx = grid_ax(fig, [0.03, 0.16, 0.94, 0.30], (-4.5, cols + 0.5), (-1.4, R + 0.2), equal=False)
+    text(bx, -4.3, -0.9, f"`out`: {cols} rows x {R} columns, in memory order (lines of {cols} floats): "
+         f"each block's {span * R} floats are one range", fs=9.5, ha="left", fontweight="bold")
+    for o in range(cols * R):
+        line, x = divmod(o, cols)
+        c = o // R
+        box(bx, x, line, 1, 0.9, fc=colours[c // span], ec="white", lw=0.4, text=str(o), fs=6.5)
+        if o % R == 0:  # out row c starts here: R floats, one from each row of `in`
+            bx.plot([x, x], [line, line + 0.9], color=OI["dark"], lw=0.6, zorder=2)
+    for line in range(R):
+        text(bx, -0.4, line + 0.45, f"floats {line * cols}-{line * cols + cols - 1}", fs=7, ha="right")
+    note(fig, 0.03, 0.12,
+         "Each label is the float's index in `out`. A block reads its R pieces (coalesced: consecutive "
+         "floats of one row of `in`), puts them in shared memory as R rows of span + pad floats, and writes "
+         "its range of `out` (coalesced: consecutive floats). The pad, ceil(32 / R) floats, keeps a warp's "
+         "32 reads of the transposed order on 32 banks. A matrix with R columns is the mirror image: one "
+         "range read, R pieces written.", fs=8, width=0.94)
+    return fig
+
+
 def _grouped_tile(index, band, lines, across):
     """common/tile_order.h's grouped_tile: (line, position along it)."""
     per_band = band * across

@@ -87,8 +87,9 @@ def load_run(run_dir):
     if os.path.exists(manifest):
         with open(manifest) as f:
             order = [line.rstrip("\n").split("\t")[-1] for line in f if line.strip()]
-        rank = {os.path.abspath(p): i for i, p in enumerate(order)}
-        paths.sort(key=lambda p: rank.get(os.path.abspath(p), len(rank)))
+        # by file name: the directory may have been copied since the sweep wrote its manifest
+        rank = {os.path.basename(p): i for i, p in enumerate(order)}
+        paths.sort(key=lambda p: rank.get(os.path.basename(p), len(rank)))
     records = []
     for p in paths:
         try:
