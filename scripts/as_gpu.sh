@@ -16,7 +16,8 @@
 # stopped run is summarized from what finished and counts as a failure), AS_GPU_DEVICES (e.g.
 # "0 1": run that many profiles at once, each on its own GPU via CUDA_VISIBLE_DEVICES and in its own
 # copy of the build's test tree, build/as_gpu/<profile>; on a two-H100 machine two profiles at once
-# ran about as many tests a second together as one alone: the limit is shared by the GPUs). Exit
+# ran about as many tests a second together as one alone: the limit is shared by the GPUs; a single
+# device, "0", also runs in a copy, leaving build/ to another ctest meanwhile). Exit
 # status non-zero if any test failed under any profile.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -96,7 +97,7 @@ read -ra devices <<<"${AS_GPU_DEVICES:-}"
 jobs=${CTEST_JOBS:-$(nproc)}
 if [ ${#devices[@]} -eq 0 ]; then hold_gpu ""; else for d in "${devices[@]}"; do hold_gpu "$d"; done; fi
 summaries=()  # in the order of the profiles
-if [ ${#devices[@]} -le 1 ]; then
+if [ ${#devices[@]} -eq 0 ]; then
   for p in "${profiles[@]}"; do
     run_profile "$p" "${devices[0]:-}" "$build" "$jobs"
     summaries+=("$build/Testing/as_$p.summary")
