@@ -1570,6 +1570,59 @@ def fig_matvecs_as_gemm():
     return fig
 
 
+@figure("avg_matvec/img/fig_launch_timeline.png")
+def fig_launch_timeline():
+    """An idealised timeline of one call of step 06 against one of step 07 at a launch-bound size: the
+    host thread above, the GPU's stream below. call_ms runs from the start event to the end event on
+    the GPU; kernel_ms is only the time the kernels run. In 06 the GPU waits for each launch: the host
+    enqueues the averaging kernel, then cuBLAS checks its arguments, picks a DGEMM and enqueues it,
+    and the first kernel is long done. In 07 the host makes one cudaGraphLaunch, and both kernels
+    arrive together. A schematic, not a measurement: the durations are in arbitrary units."""
+    launch, cublas, graph = 2.0, 5.0, 2.0   # host work: one launch, cuBLAS's call, one graph launch
+    latency, k1, k2, gap = 1.5, 1.5, 2.5, 0.3  # launch to GPU start; averaging; DGEMM; graph's gap
+    # step 06
+    h06 = [("launch averaging kernel", 0.0, launch, OI["sky"]),
+           ("cuBLAS: check, pick, launch DGEMM", launch, cublas, OI["purple"])]
+    k1_06 = launch + latency
+    k2_06 = max(k1_06 + k1, launch + cublas + latency)
+    g06 = [("averaging", k1_06, k1, OI["orange"]), ("DGEMM", k2_06, k2, OI["red"])]
+    end06 = k2_06 + k2
+    # step 07
+    h07 = [("cudaGraphLaunch", 0.0, graph, OI["green"])]
+    k1_07 = graph + latency
+    g07 = [("averaging", k1_07, k1, OI["orange"]), ("DGEMM", k1_07 + k1 + gap, k2, OI["red"])]
+    end07 = k1_07 + k1 + gap + k2
+
+    fig = new_fig(10.0, 4.8, "avg_matvec 07: what a caller waits for (call_ms) and what the kernels take (kernel_ms)")
+    ax = fig.add_axes([0.17, 0.30, 0.80, 0.58])
+    rows = [("step 06: host", h06, 0), ("step 06: GPU", g06, 1), ("step 07: host", h07, 2.6), ("step 07: GPU", g07, 3.6)]
+    for _, bars, y in rows:
+        for name, start, dur, colour in bars:
+            ax.barh(y, dur, left=start, height=0.6, color=colour, edgecolor=OI["dark"], lw=0.5)
+            ax.text(start + dur / 2, y, name, ha="center", va="center", fontsize=7.5,
+                    color="white" if colour in (OI["purple"], OI["red"]) else "black")
+    for y, end, label in [(1, end06, "06"), (3.6, end07, "07")]:
+        ax.plot([0, 0], [y - 0.42, y + 0.42], color=OI["dark"], lw=1.6)
+        ax.plot([end, end], [y - 0.42, y + 0.42], color=OI["dark"], lw=1.6)
+        ax.annotate("", xy=(end, y + 0.55), xytext=(0, y + 0.55),
+                    arrowprops=dict(arrowstyle="<->", color=OI["dark"], lw=0.9))
+        ax.text(end / 2, y + 0.72, f"call_ms of step {label}: start event to end event", fontsize=7.5,
+                ha="center", va="top")
+    ax.set_yticks([y for _, _, y in rows])
+    ax.set_yticklabels([r[0] for r in rows], fontsize=8.5)
+    ax.set_ylim(4.6, -0.6)
+    ax.set_xlim(-0.3, end06 + 0.5)
+    ax.set_xlabel("time (arbitrary units, not to scale)")
+    ax.spines[["top", "right"]].set_visible(False)
+    note(fig, 0.03, 0.15,
+         "kernel_ms counts only the orange and red bars, the same in both steps. In step 06 the GPU is idle "
+         "between the start event and the first kernel (the launch's trip), and again between the two kernels "
+         "while the host is still in cuBLAS; in step 07 one launch brings both kernels. The copy call the "
+         "chapter compares with is one bar on each line: cudaMemcpyAsync and the copy.", fs=8, width=0.94)
+    assert end07 < end06 and k1 + k2 < end07
+    return fig
+
+
 # ====================================================================================================
 # separable_conv
 # ====================================================================================================
