@@ -547,12 +547,12 @@ TEST(SgemmBuild, Tf32StepsCarrySm90aCode) {
     hopper = hopper || a == "90" || a == "90a" || a.rfind("90-", 0) == 0 || a.rfind("90a-", 0) == 0;
   if (!hopper) GTEST_SKIP() << "this build (" << archs << ") has no Hopper code";
   int checked = 0;
-  for (const char* name : {"tf32_03_wgmma_tma", "tf32_04_wgmma_specialized"}) {
+  for (const char* name : {"tf32_03_wgmma_tma", "tf32_04_wgmma_specialized", "tf32_05_shape_classes"}) {
     const std::string id = std::string("sgemm/") + name;
     if (ladder_test::step_path(id).empty()) continue;
     const std::string elf = ladder_test::cuobjdump("--list-elf", id);
     if (elf.empty()) GTEST_SKIP() << "cuobjdump is not installed";
-    // The step's file is tf32_03's for both (tf32_04 includes it) plus its own.
+    // The step's file holds tf32_03's code too (tf32_04 and 05 include it) plus its own.
     EXPECT_NE(elf.find(std::string(name) + ".sm_90a.cubin"), std::string::npos) << id << ":\n" << elf;
     EXPECT_EQ(elf.find(std::string(name) + ".sm_90.cubin"), std::string::npos) << id << " has plain sm_90 code:\n" << elf;
     ++checked;

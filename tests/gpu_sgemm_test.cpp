@@ -275,6 +275,29 @@ TEST(SgemmShapeClassesGpu, NamesItsClassAndIsDeterministic) {
   }
 }
 
+// tf32_05 sends each shape class where its bound says: the skinny and small-C classes to step 11's
+// fp32 kernels, everything else to tf32_04's tensor-core tiles; every class verifies against the
+// TF32 bound and names its route in the choice.
+TEST(SgemmTf32ShapeClassesGpu, RoutesEachClassAndVerifies) {
+  REQUIRE_GPU();
+  const std::string id = "sgemm/tf32_05_shape_classes";
+  if (ladder_test::step_path(id).empty()) GTEST_SKIP() << id << " is not built";
+  const struct {
+    Shape s;
+    const char* route;
+  } cases[] = {{{1, 1000, 5003}, "gemm_stream_b"},          {{8, 4096, 4096}, "gemm_stream_b"},
+               {{4096, 1, 4096}, "gemm_dot_rows"},          {{64, 64, 65536}, "64x64"},
+               {{512, 512, 8192}, "tiles for the tensor cores"}, {{1000, 777, 333}, "tiles for the tensor cores"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(shape_name(c.s, false));
+    std::vector<std::string> args = size_args(c.s, false);
+    for (const char* a : {"--json", "--no-ceiling", "--reps", "1", "--warmup", "0"}) args.push_back(a);
+    const auto r = ladder_test::run_step(id, args);
+    ASSERT_VERIFIED(id, r);  // a GPU without sm_90a: skipped with the requirement
+    EXPECT_NE(r.output.find(c.route), std::string::npos) << r.output;
+  }
+}
+
 // Step 09's default is computed from the device; on an H100 SXM (132 SMs, 227 KB per block) it
 // must pick the tilings the tuning sweep measured fastest at the four shapes of the chapter (the
 // table of H100 defaults the rule replaced). Other GPUs: the rule only has to fit (DeviceProfiles).
