@@ -13,12 +13,16 @@
 //                             products, well inside the TF32 bound;
 //   few tiles, small C        step 11's 64 x 64 split-K (C's tiles less than half used by step
 //                             10's 128 x 256 tiles): the whole GPU shares a small C by slicing k;
-//   everything else           step 04: its tiles, its TF32 truncation. Step 11's other split
-//                             class (128 x 256 fp32 tiles sliced in k) is not used: a GPU with
-//                             tensor cores finishes a C with about a wave of tiles faster on
-//                             them, even with SMs idle, than in fp32 FMAs on every SM.
-// Changes from step 04: the class rule in front of it; the skinny and small-C classes run fp32
-// kernels. Nothing else: step 04 and step 11 are included unchanged.
+//   few tiles, long k         (step 11's other split class: 128 x 256 fp32 tiles sliced in k)
+//                             step 04 while its tiles keep enough SMs busy: with R times the FMA
+//                             rate per SM on the tensor cores (R = spec TF32 / spec FP32, 8 on an
+//                             H100), t tiles on t SMs beat FMAs on all S SMs while t x R >= S;
+//                             below that (fewer than 17 tiles of 256 x 128 on an H100) step 11's
+//                             fp32 split-K on every SM. A TF32 split-K would beat both there; this
+//                             step does not have one;
+//   everything else           step 04: its tiles, its TF32 truncation.
+// Changes from step 04: the class rule in front of it; the skinny, small-C and fewest-tiles classes
+// run fp32 kernels. Nothing else: step 04 and step 11 are included unchanged.
 // Costs: the fp32 classes' own costs (step 11: a workspace of slices x m x n floats where k is
 // sliced); one more decision per call. The choice line names the class and the kernel.
 // Needs sm_90a, as step 04 (its add_step line says NEEDS sm_90a); elsewhere the step exits 2.
@@ -36,6 +40,17 @@ namespace sgemm::tf32_shape_classes {
 
 constexpr const char* kId = "sgemm/tf32_05_shape_classes";
 
+// True where the tensor cores on step 04's tiles (one SM each) do fewer FLOPs per clock than FMAs
+// on every SM: tiles x (spec TF32 / spec FP32) < SMs.
+bool too_few_tiles_for_the_tensor_cores(const Gemm& g) {
+  const ladder::DeviceInfo& dev = *g.dev;
+  const double fp32 = ladder::spec_fp32_gflops(dev), tf32 = ladder::spec_tf32_gflops(dev);
+  const double ratio = fp32 > 0 && tf32 > 0 ? tf32 / fp32 : 8.0;  // 8: an H100's, the only sm_90a GPU
+  const int64_t tiles = ((g.m + tf32_wgmma_specialized::TM - 1) / tf32_wgmma_specialized::TM) *
+                        ((g.n + tf32_wgmma_specialized::TN - 1) / tf32_wgmma_specialized::TN);
+  return double(tiles) * ratio < double(dev.sm_count);
+}
+
 // Which kernel a shape gets: one of step 11's fp32 classes, or step 04.
 bool fp32_class(const Gemm& g) {
   switch (shape_classes::plan(g).kind) {
@@ -44,6 +59,7 @@ bool fp32_class(const Gemm& g) {
     case shape_classes::Kind::split_small:
       return true;
     case shape_classes::Kind::split_k:
+      return too_few_tiles_for_the_tensor_cores(g);
     case shape_classes::Kind::pipelined:
       return false;
   }

@@ -275,8 +275,9 @@ TEST(SgemmShapeClassesGpu, NamesItsClassAndIsDeterministic) {
   }
 }
 
-// tf32_05 sends each shape class where its bound says: the skinny and small-C classes to step 11's
-// fp32 kernels, everything else to tf32_04's tensor-core tiles; every class verifies against the
+// tf32_05 sends each shape class where its bound says: the skinny and small-C classes, and a C of
+// fewer than 17 tiles of 256 x 128 on an H100 (512 x 512), to step 11's fp32 kernels, everything
+// else (1024 x 1024: 32 tiles) to tf32_04's tensor-core tiles; every class verifies against the
 // TF32 bound and names its route in the choice.
 TEST(SgemmTf32ShapeClassesGpu, RoutesEachClassAndVerifies) {
   REQUIRE_GPU();
@@ -287,7 +288,8 @@ TEST(SgemmTf32ShapeClassesGpu, RoutesEachClassAndVerifies) {
     const char* route;
   } cases[] = {{{1, 1000, 5003}, "gemm_stream_b"},          {{8, 4096, 4096}, "gemm_stream_b"},
                {{4096, 1, 4096}, "gemm_dot_rows"},          {{64, 64, 65536}, "64x64"},
-               {{512, 512, 8192}, "tiles for the tensor cores"}, {{1000, 777, 333}, "tiles for the tensor cores"}};
+               {{512, 512, 8192}, "step 10's"},             {{1024, 1024, 8192}, "tiles for the tensor cores"},
+               {{1000, 777, 333}, "tiles for the tensor cores"}};
   for (const auto& c : cases) {
     SCOPED_TRACE(shape_name(c.s, false));
     std::vector<std::string> args = size_args(c.s, false);
