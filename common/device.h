@@ -129,8 +129,8 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, doub
 
 // One cudaMemcpyAsync device-to-device of `bytes`, timed like a step: Stats::call_median is what a
 // caller waits for it (CUDA events around the call, host enqueue included), Stats::median the
-// copy's own GPU time. The yardstick of a launch-bound step's call_ms: no pass over `bytes` of
-// input can be called faster than a copy of them (avg_matvec 07).
+// copy's own GPU time. The yardstick of a launch-bound step's call_ms: the simplest call that
+// touches every byte of the input (avg_matvec 07).
 Stats measure_copy_call(size_t bytes, const TimingPlan& plan);
 
 // Pinned host<->device bandwidth on `bytes`-sized buffers: each direction alone and both at once

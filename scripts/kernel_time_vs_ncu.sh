@@ -17,11 +17,12 @@
 #    block): the difference of its two times is what ncu's duration adds to every kernel (about
 #    1.1 us on an H100), and the step's ncu time less that offset per kernel is compared too.
 # Prints one line: the times, the kernels per repetition, and both ratios. Environment: BUILD_DIR
-# (default build/).
+# (default build/); REPEAT=N runs the comparison N times and ends with the median ratio less the
+# offset and its range (the variation between processes is a few percent at 20-30 us kernels).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
-case "${1:-}" in --help|-h|"") sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in --help|-h|"") sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 step=$1; shift
 [ "${1:-}" = "--" ] && shift
 exe_of() { echo "$build/bin/${1/\//_}"; }
@@ -37,6 +38,7 @@ ncu_csv() {
   ncu --import "$rep.ncu-rep" --csv --page raw --metrics gpu__time_duration.sum
   rm -rf "$(dirname "$rep")"
 }
+compare_once() {
 json=$(kernel_json "$exe" "$@"); csv=$(ncu_csv "$exe" "$@")
 probe_json=$(kernel_json "$probe" --rows 16 --cols 16); probe_csv=$(ncu_csv "$probe" --rows 16 --cols 16)
 python3 - "$json" "$csv" "$probe_json" "$probe_csv" "$step $*" <<'PY'
@@ -75,3 +77,19 @@ less = ncu_ms - kernels * offset
 print(f"{what}: kernel_ms {k:.4f} ms ({source}), ncu {ncu_ms:.4f} ms per repetition ({kernels} kernel(s)), "
       f"ratio {k / ncu_ms:.3f}; less ncu's {offset * 1e3:.2f} us per kernel: {less:.4f} ms, ratio {k / less:.3f}")
 PY
+}
+
+# REPEAT=N: the whole comparison N times (each a new process of the step, of ncu and of the probe),
+# then the median of the N ratios less the offset, with their range.
+lines=()
+for ((i = 0; i < ${REPEAT:-1}; ++i)); do
+  line=$(compare_once "$@") || exit 1
+  echo "$line"
+  lines+=("$line")
+done
+if [ "${REPEAT:-1}" -gt 1 ]; then
+  printf '%s\n' "${lines[@]}" | python3 -c '
+import re, statistics, sys
+r = [float(re.findall(r"ratio ([0-9.]+)", l)[-1]) for l in sys.stdin if l.strip()]
+print(f"median of {len(r)} runs: ratio less the offset {statistics.median(r):.3f} (range {min(r):.3f}-{max(r):.3f})")'
+fi

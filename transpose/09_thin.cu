@@ -25,7 +25,6 @@
 
 #include <algorithm>
 #include <array>
-#include <string>
 #include <utility>
 
 namespace transpose::thin {
@@ -120,10 +119,8 @@ LaunchFn grid_order_default(const ladder::DeviceInfo& dev) {
   static const ladder::DeviceInfo* seen = nullptr;
   static LaunchFn chosen = nullptr;
   if (seen != &dev || !chosen) {
-    const Choice c = grid_order::choose(dev);
-    chosen = grid_order::kVariants.front().launch;
-    for (const Variant& v : grid_order::kVariants)
-      if (std::string(v.name) == c.name) chosen = v.launch;
+    const Variant* v = find_variant(grid_order::kVariants, grid_order::choose(dev).name);
+    chosen = v ? v->launch : grid_order::kVariants.front().launch;
     seen = &dev;
   }
   return chosen;

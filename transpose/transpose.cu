@@ -31,6 +31,12 @@ void reference_transpose(const float* in, float* out, int64_t rows, int64_t cols
     }
 }
 
+const Variant* find_variant(const std::vector<Variant>& variants, const std::string& name) {
+  for (const Variant& v : variants)
+    if (name == v.name) return &v;
+  return nullptr;
+}
+
 int run(const Step& step, int argc, char** argv) {
   const ladder::StepInfo info = ladder::StepInfo::from_id(step.id);
   int64_t rows = kDefaultRows, cols = kDefaultCols;
@@ -69,14 +75,10 @@ int run(const Step& step, int argc, char** argv) {
         why = c.why;
       }
     }
-    bool found = false;
-    for (const Variant& v : step.variants) {
-      if (variant != v.name) continue;
-      launch = v.launch;
-      shape = v.shape;
-      found = true;
-    }
-    if (!found) throw ladder::UsageError(info.id + ": its rule chose '" + variant + "', no variant of it");
+    const Variant* v = find_variant(step.variants, variant);
+    if (!v) throw ladder::UsageError(info.id + ": its rule chose '" + variant + "', no variant of it");
+    launch = v->launch;
+    shape = v->shape;
     res.choice = variant + ": " + why;
   }
   res.size = {{"rows", rows}, {"cols", cols}};

@@ -49,6 +49,10 @@ struct Choice {
 };
 using ChooseFn = Choice (*)(const ladder::DeviceInfo& dev);
 
+// The variant called `name`, or null: the harness's lookup for --variant and a rule's choice, and
+// step 09's for step 08's default.
+const Variant* find_variant(const std::vector<Variant>& variants, const std::string& name);
+
 struct Step {
   const char* id = nullptr;          // "transpose/03_shared_tiled"
   LaunchFn launch = nullptr;
