@@ -1163,6 +1163,68 @@ def fig_split_k():
     return fig
 
 
+@figure("sgemm/img/fig_tf32_tiles.png")
+def fig_tf32_tiles():
+    """tf32_04's one design, 256 × 128 tiles of C with one block per SM, at three shapes on an H100
+    (132 SMs), to scale: at 8 × 4096 × 4096 each of the 32 tiles has 8 real rows of 256 (3%; one tile
+    magnified below the strip); at 64 × 64 × 65536 C is one tile, an eighth of it real, so one SM
+    walks all of k while 131 wait; at 4096³ the 512 tiles are all real, about four per SM. tf32_05
+    sends the first two to other kernels."""
+    tm, tn, sms = 256, 128, 132  # tf32_04_wgmma_specialized.cu: TM, TN; an H100 SXM's SMs
+    real_c, pad_c = OI["blue"], OI["lightgrey"]
+    fig = new_fig(11, 5.2, "What tf32_04's 256 × 128 tiles hold at three shapes of C (H100, 132 SMs)")
+
+    def draw_tiles(ax, m, n, x0=0.0, y0=0.0, scale=1.0, lw=0.5):
+        tiles_m, tiles_n = -(-m // tm), -(-n // tn)
+        box(ax, x0, y0, tiles_n * tn * scale, tiles_m * tm * scale, fc=pad_c, lw=0.0)
+        box(ax, x0, y0, n * scale, m * scale, fc=real_c, lw=0.0)
+        for i in range(tiles_m):
+            for j in range(tiles_n):
+                box(ax, x0 + j * tn * scale, y0 + i * tm * scale, tn * scale, tm * scale, lw=lw)
+
+    def stats(m, n):
+        tiles_m, tiles_n = -(-m // tm), -(-n // tn)
+        tiles, real = tiles_m * tiles_n, m * n / (tiles_m * tm * tiles_n * tn)
+        per_sm = f", {tiles / sms:.1f} tiles per SM" if tiles > sms else ""
+        return (f"{tiles} tile{'s' if tiles > 1 else ''}, {100 * real:.1f}% of each real; "
+                f"{min(tiles, sms)} of {sms} SMs busy{per_sm}.")
+
+    # m = 8: the strip of C, then its first tile magnified 2.5x
+    m, n, mag = 8, 4096, 2.5
+    ax = grid_ax(fig, [0.02, 0.18, 0.40, 0.62], (-60, 4160), (-60, 256 + 60 + tm * mag + 40))
+    draw_tiles(ax, m, n, lw=0.3)
+    zy = 256 + 60
+    draw_tiles(ax, m, tn, x0=0, y0=zy, scale=mag, lw=0.8)
+    ax.plot([0, 0], [256, zy], color=OI["dark"], lw=0.6)
+    ax.plot([tn, tn * mag], [256, zy], color=OI["dark"], lw=0.6)
+    text(ax, tn * mag + 80, zy + 0.5 * m * mag, "← 8 real rows of 256", fs=8, ha="left")
+    text(ax, tn * mag + 80, zy + 0.5 * tm * mag, "one tile, magnified:\nthe other 248 rows\nare padding", fs=8, ha="left")
+    fig.text(0.02, 0.86, "8 × 4096 × 4096 (m = 8)", fontsize=10, fontweight="bold")
+    note(fig, 0.02, 0.16, stats(m, n) + "\n\ntf32_05: B streamed once (fp32, step 11's gemm_stream_b).",
+         fs=8, width=0.38)
+
+    # a small C with a long k
+    m, n = 64, 64
+    ax = grid_ax(fig, [0.47, 0.3, 0.16, 0.5], (-20, tn + 20), (-20, tm + 20))
+    draw_tiles(ax, m, n, lw=0.8)
+    fig.text(0.45, 0.86, "64 × 64 × 65536", fontsize=10, fontweight="bold")
+    note(fig, 0.45, 0.27, stats(m, n) + " One SM walks all 65536 of k.\n\ntf32_05: k sliced across every SM.",
+         fs=8, width=0.2)
+
+    # the default size
+    m, n = 4096, 4096
+    ax = grid_ax(fig, [0.69, 0.3, 0.29, 0.5], (-60, n + 60), (-60, m + 60))
+    draw_tiles(ax, m, n, lw=0.3)
+    fig.text(0.69, 0.86, "4096 × 4096 × 4096", fontsize=10, fontweight="bold")
+    note(fig, 0.69, 0.27, stats(m, n) + "\n\ntf32_05: step 04 itself.", fs=8, width=0.29)
+
+    lax = fig.add_axes([0.45, 0.02, 0.5, 0.06])
+    lax.axis("off")
+    legend_patches(lax, [("real elements of C", real_c, None), ("padding inside a tile", pad_c, None)],
+                   loc="center left", ncol=2)
+    return fig
+
+
 def _mma_maps():
     """Element -> (lane, register) maps of mma.m16n8k8 .tf32 (common/mma.cuh, PTX ISA)."""
     A, B, C = {}, {}, {}
