@@ -1203,20 +1203,16 @@ def fig_tf32_tiles():
     note(fig, 0.02, 0.16, stats(m, n) + "\n\ntf32_05: B streamed once (fp32, step 11's gemm_stream_b).",
          fs=8, width=0.38)
 
-    # a small C with a long k
-    m, n = 64, 64
-    ax = grid_ax(fig, [0.47, 0.3, 0.16, 0.5], (-20, tn + 20), (-20, tm + 20))
-    draw_tiles(ax, m, n, lw=0.8)
-    fig.text(0.45, 0.86, "64 × 64 × 65536", fontsize=10, fontweight="bold")
-    note(fig, 0.45, 0.27, stats(m, n) + " One SM walks all 65536 of k.\n\ntf32_05: k sliced across every SM.",
-         fs=8, width=0.2)
+    def panel(rect, m, n, k, lw, tail):
+        w, h = -(-n // tn) * tn, -(-m // tm) * tm
+        pad = 0.08 * max(w, h)
+        draw_tiles(grid_ax(fig, rect, (-pad, w + pad), (-pad, h + pad)), m, n, lw=lw)
+        fig.text(rect[0] - 0.02, 0.86, f"{m} × {n} × {k}", fontsize=10, fontweight="bold")
+        note(fig, rect[0] - 0.02, 0.27, stats(m, n) + tail, fs=8, width=rect[2] + 0.04)
 
-    # the default size
-    m, n = 4096, 4096
-    ax = grid_ax(fig, [0.69, 0.3, 0.29, 0.5], (-60, n + 60), (-60, m + 60))
-    draw_tiles(ax, m, n, lw=0.3)
-    fig.text(0.69, 0.86, "4096 × 4096 × 4096", fontsize=10, fontweight="bold")
-    note(fig, 0.69, 0.27, stats(m, n) + "\n\ntf32_05: step 04 itself.", fs=8, width=0.29)
+    panel([0.47, 0.3, 0.16, 0.5], 64, 64, 65536, 0.8,
+          " One SM walks all 65536 of k.\n\ntf32_05: k sliced across every SM.")
+    panel([0.71, 0.3, 0.27, 0.5], 4096, 4096, 4096, 0.3, "\n\ntf32_05: step 04 itself.")
 
     lax = fig.add_axes([0.45, 0.02, 0.5, 0.06])
     lax.axis("off")
