@@ -99,7 +99,7 @@ if [ ${#devices[@]} -eq 0 ]; then hold_gpu ""; else for d in "${devices[@]}"; do
 summaries=()  # in the order of the profiles
 if [ ${#devices[@]} -eq 0 ]; then
   for p in "${profiles[@]}"; do
-    run_profile "$p" "${devices[0]:-}" "$build" "$jobs"
+    run_profile "$p" "" "$build" "$jobs"
     summaries+=("$build/Testing/as_$p.summary")
     cat "${summaries[-1]}"
   done

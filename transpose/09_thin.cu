@@ -25,6 +25,8 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace transpose::thin {
@@ -119,8 +121,10 @@ LaunchFn grid_order_default(const ladder::DeviceInfo& dev) {
   static const ladder::DeviceInfo* seen = nullptr;
   static LaunchFn chosen = nullptr;
   if (seen != &dev || !chosen) {
-    const Variant* v = find_variant(grid_order::kVariants, grid_order::choose(dev).name);
-    chosen = v ? v->launch : grid_order::kVariants.front().launch;
+    const std::string name = grid_order::choose(dev).name;
+    const Variant* v = find_variant(grid_order::kVariants, name);
+    if (!v) throw std::logic_error("transpose/09_thin: step 08's rule chose '" + name + "', no variant of it");
+    chosen = v->launch;
     seen = &dev;
   }
   return chosen;
