@@ -201,13 +201,15 @@ __device__ __forceinline__ void load_fragments(uint32_t (&af)[T::MI][4], uint32_
     }
 }
 
+// One block's tile of C (blockIdx.x, tile_origin's order) over the k steps [kt_begin, kt_end) of
+// BK each, into `out` (m x n, pitch n): the whole of k for this step's kernel; a slice of k for a
+// split-K kernel (tf32_05), whose blocks each write their partial tile to their own slice of a
+// workspace. A and B are the whole operands either way: the copies' edge tests are against m, n, k.
 template <class T, bool VecA, bool VecB>
-__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
-    sgemm_tf32_mma_sync(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-                        int64_t m, int64_t n, int64_t k, int64_t tiles_n) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  __trap();  // mma.sync TF32 and cp.async need sm_80; the launcher exits 2 before launching
-#else
+__device__ __forceinline__ void mma_sync_tile(const float* __restrict__ A, const float* __restrict__ B,
+                                              float* __restrict__ out, int64_t m, int64_t n, int64_t k,
+                                              int64_t tiles_n, int kt_begin, int kt_end) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   constexpr int MI = T::MI, NI = T::NI;
   extern __shared__ __align__(128) float smem[];
   float* const As = smem;                          // [STAGES][BM][32], swizzled
@@ -219,7 +221,6 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
   // ldmatrix: lanes 8q .. 8q+7 address the rows of matrix q (rows (q & 1) 8 .., k chunk q >> 1).
   const int a_row = wm * T::WM + (lane >> 3 & 1) * 8 + (lane & 7), a_hi = lane >> 4;
   const int b_lane = tq * T::BS_LD + wn * T::WN + g;  // B[t][g] of the warp's first n8 tile
-  const int ktiles = static_cast<int>((k + BK - 1) / BK);
   constexpr int KSTEPS = BK / 8;  // k8 MMA steps per k step
   const VecCopier<T> vc(A, B, m, n, k, t.row, t.col, tid);  // used where VecA && VecB
   auto copy = [&](int s, int64_t k0) {
@@ -232,19 +233,19 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
   // Step 1: the prologue: S - 1 tiles requested (a group per tile, empty past the end).
 #pragma unroll
   for (int s = 0; s < T::STAGES - 1; ++s) {
-    if (s < ktiles) copy(s, int64_t(s) * BK);
+    if (kt_begin + s < kt_end) copy(s, int64_t(kt_begin + s) * BK);
     ladder::cp_async_commit();
   }
 
   float acc[MI][NI][4] = {};
   uint32_t af[2][MI][4], bf[2][NI][2];
   int read_stage = 0, write_stage = T::STAGES - 1;  // the stage multiplied now, the one refilled
-  for (int kt = 0; kt < ktiles; ++kt) {
+  for (int kt = kt_begin; kt < kt_end; ++kt) {
     // Step 2: tile kt has landed (at most S - 2 younger groups in flight) and every warp is done
     // with the stage multiplied at kt - 1, which now takes tile kt + S - 1.
     ladder::cp_async_wait<T::STAGES - 2>();
     __syncthreads();
-    if (kt + T::STAGES - 1 < ktiles) copy(write_stage, int64_t(kt + T::STAGES - 1) * BK);
+    if (kt + T::STAGES - 1 < kt_end) copy(write_stage, int64_t(kt + T::STAGES - 1) * BK);
     ladder::cp_async_commit();
 
     // Step 3: 4 k8 steps of MI x NI MMAs, the fragments of step j + 1 loaded before the MMAs of step j.
@@ -264,7 +265,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
   }
   ladder::cp_async_wait<0>();  // no copy outlives the block (the last groups are empty)
 
-  // Step 4: the accumulators to C. d[0], d[1] of tile (mi, ni) are row g, columns 2t and 2t + 1 of
+  // Step 4: the accumulators to `out`. d[0], d[1] of tile (mi, ni) are row g, columns 2t and 2t + 1 of
   // the n8 tile; d[2], d[3] the same 8 rows down: 8-byte stores where n is even and both columns lie
   // inside C (a warp's store covers 8 rows x 32 bytes: whole sectors), single floats otherwise.
 #pragma unroll
@@ -276,7 +277,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
 #pragma unroll
       for (int ni = 0; ni < NI; ++ni) {
         const int64_t col = t.col + wn * T::WN + ni * 8 + 2 * tq;
-        float* c = C + row * n + col;
+        float* c = out + row * n + col;
         const float v0 = acc[mi][ni][2 * h], v1 = acc[mi][ni][2 * h + 1];
         if ((n & 1) == 0 && col + 1 < n) {
           *reinterpret_cast<float2*>(c) = make_float2(v0, v1);
@@ -286,6 +287,17 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
         }
       }
     }
+#endif
+}
+
+template <class T, bool VecA, bool VecB>
+__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
+    sgemm_tf32_mma_sync(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                        int64_t m, int64_t n, int64_t k, int64_t tiles_n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap();  // mma.sync TF32 and cp.async need sm_80; the launcher exits 2 before launching
+#else
+  mma_sync_tile<T, VecA, VecB>(A, B, C, m, n, k, tiles_n, 0, static_cast<int>((k + BK - 1) / BK));
 #endif
 }
 
