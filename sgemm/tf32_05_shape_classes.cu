@@ -73,11 +73,15 @@ __global__ void __launch_bounds__(SmallTf32::THREADS, SmallTf32::MIN_BLOCKS)
     sgemm_tf32_split_small(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ out,
                            int64_t m, int64_t n, int64_t k, int k_steps_per_slice, int64_t slice_stride,
                            int64_t tiles_n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap();  // mma.sync TF32 and cp.async need sm_80 (this step needs sm_90a; it exits 2 before launching)
+#else
   const int k_steps = static_cast<int>((k + tf32_mma_sync::BK - 1) / tf32_mma_sync::BK);
   const int begin = static_cast<int>(blockIdx.y) * k_steps_per_slice;
   const int end = begin + k_steps_per_slice < k_steps ? begin + k_steps_per_slice : k_steps;
   tf32_mma_sync::mma_sync_tile<SmallTf32, VecA, VecB>(A, B, out + blockIdx.y * slice_stride, m, n, k, tiles_n,
                                                       begin, end);
+#endif
 }
 
 using SplitSmallKernel = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t, int, int64_t,
@@ -106,9 +110,10 @@ void run_split_small(const Gemm& g) {
                                 "sgemm tf32_05 64x64 split-K tile");
   const int64_t stride = split_k::slice_stride(g.m, g.n);
   float* const out = p.slices == 1 ? g.C : static_cast<float*>(g.workspace);
+  // k steps per slice: k_slice is whole k steps where k is sliced; unsliced, the last step may be partial
+  const int steps = static_cast<int>((p.k_slice + tf32_mma_sync::BK - 1) / tf32_mma_sync::BK);
   kernel<<<dim3(static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.slices)), SmallTf32::THREADS,
-           SmallTf32::kSmem, g.stream>>>(g.A, g.B, out, g.m, g.n, g.k,
-                                         static_cast<int>(p.k_slice / tf32_mma_sync::BK), stride,
+           SmallTf32::kSmem, g.stream>>>(g.A, g.B, out, g.m, g.n, g.k, steps, stride,
                                          (g.n + SmallTf32::BN - 1) / SmallTf32::BN);
   CUDA_CHECK_LAUNCH();
   if (p.slices == 1) return;

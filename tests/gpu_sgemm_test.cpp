@@ -288,7 +288,7 @@ TEST(SgemmTf32ShapeClassesGpu, RoutesEachClassAndVerifies) {
     const char* route;
   } cases[] = {{{1, 1000, 5003}, "gemm_stream_b"},          {{8, 4096, 4096}, "gemm_stream_b"},
                {{4096, 1, 4096}, "gemm_dot_rows"},          {{64, 64, 65536}, "TF32 split-K"},
-               {{100, 70, 20001}, "TF32 split-K"},         {{64, 64, 100}, "TF32 split-K"},
+               {{100, 70, 20001}, "TF32 split-K"},         {{64, 64, 100}, "tiles for the tensor cores"},
                {{512, 512, 8192}, "step 10's"},             {{1024, 1024, 8192}, "tiles for the tensor cores"},
                {{1000, 777, 333}, "tiles for the tensor cores"}};
   for (const auto& c : cases) {
