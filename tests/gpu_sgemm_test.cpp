@@ -275,10 +275,11 @@ TEST(SgemmShapeClassesGpu, NamesItsClassAndIsDeterministic) {
   }
 }
 
-// tf32_05 sends each shape class where its bound says: the skinny and small-C classes, and a C of
-// fewer than 17 tiles of 256 x 128 on an H100 (512 x 512), to step 11's fp32 kernels, everything
-// else (1024 x 1024: 32 tiles) to tf32_04's tensor-core tiles; every class verifies against the
-// TF32 bound and names its route in the choice.
+// tf32_05 sends each shape class where its bound says: the skinny classes, and a C of fewer than 17
+// tiles of 256 x 128 on an H100 (512 x 512), to step 11's fp32 kernels; a small C with a long k to
+// the TF32 split-K (aligned rows, and rows of A and B that are not 16-byte aligned); everything
+// else (1024 x 1024: 32 tiles; 64 x 64 x 100, too short a k to split) to tf32_04's tensor-core
+// tiles. Every class verifies against the TF32 bound and names its route in the choice.
 TEST(SgemmTf32ShapeClassesGpu, RoutesEachClassAndVerifies) {
   REQUIRE_GPU();
   const std::string id = "sgemm/tf32_05_shape_classes";
