@@ -9,7 +9,7 @@
 # ctest's own per-test lines go to build/Testing/ctest.log, its JUnit record to
 # build/Testing/ctest.xml (scripts/ctest_summary.py reads it).
 # Environment: BUILD_DIR (default build/), JOBS (build parallelism, default nproc),
-#              CTEST_JOBS (default 4), CMAKE_ARGS (extra configure flags), LADDER_DEVICE_PROFILE
+#              CTEST_JOBS (default 4; OMP_NUM_THREADS defaults to nproc / CTEST_JOBS), CMAKE_ARGS (extra configure flags), LADDER_DEVICE_PROFILE
 #              (run every step as on another GPU: scripts/as_gpu.sh does this per profile).
 set -euo pipefail
 case "${1:-}" in --help|-h) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
@@ -22,9 +22,13 @@ cmake --build "$build" -j "$jobs"
 mkdir -p "$build/Testing"
 log="$build/Testing/ctest.log"
 xml="$build/Testing/ctest.xml"
-echo "== ctest -j ${CTEST_JOBS:-4} $* (log: $log)"
+# Each test's CPU reference gets a fair share of the cores (nproc / CTEST_JOBS OpenMP threads, at
+# least 1) rather than an OpenMP team of nproc threads per test process (scripts/as_gpu.sh says why).
+ctest_jobs=${CTEST_JOBS:-4}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(( $(nproc) / ctest_jobs > 0 ? $(nproc) / ctest_jobs : 1 ))}
+echo "== ctest -j $ctest_jobs $* (log: $log)"
 set +e
-(cd "$build" && ctest -j "${CTEST_JOBS:-4}" --output-junit "$xml" "$@") >"$log" 2>&1
+(cd "$build" && ctest -j "$ctest_jobs" --output-junit "$xml" "$@") >"$log" 2>&1
 rc=$?
 set -e
 if [ ! -s "$xml" ]; then

@@ -11,23 +11,21 @@
 //                             matrix read once at full bandwidth, k cut into slices when there are
 //                             too few columns (or rows) to fill the GPU; fp32 FMAs, exact fp32
 //                             products, well inside the TF32 bound;
-//   few tiles, small C        (C's tiles less than half used by step 10's 128 x 256 tiles) a TF32
-//                             split-K: tf32_02's mma.sync tile loop, unchanged, on 64 x 64 tiles,
-//                             each block on one slice of k into its own slice of a workspace, and
-//                             step 11's slice sum (a fixed order: the same bits every run). Step
-//                             11's fp32 64 x 64 split-K ran here first: at 64 x 64 x 65536 its FMAs,
-//                             not the bytes, were the limit (37% of the FP32 peak, 61% of cuBLAS
-//                             TF32); on the tensor cores the slices are bound by reading A and B;
-//   few tiles, long k         (step 11's other split class: 128 x 256 fp32 tiles sliced in k)
-//                             step 04 while its tiles keep enough SMs busy: with R times the FMA
-//                             rate per SM on the tensor cores (R = spec TF32 / spec FP32, 8 on an
-//                             H100), t tiles on t SMs beat FMAs on all S SMs while t x R >= S;
-//                             below that (fewer than 17 tiles of 256 x 128 on an H100) step 11's
-//                             fp32 split-K on every SM. A TF32 split-K would beat both there; this
-//                             step does not have one;
+//   few tiles, long k         (step 11's two split classes: a small C, or C in fewer tiles than
+//                             the GPU has SMs) a TF32 split-K where step 04's tiles leave most SMs
+//                             idle: tf32_02's mma.sync tile loop, unchanged, on 64 x 64 tiles, each
+//                             block on one slice of k into its own slice of a workspace, and step
+//                             11's slice sum (a fixed order: the same bits every run). Step 11's
+//                             fp32 split-K ran here first: at 64 x 64 x 65536 its FMAs, not the
+//                             bytes, were the limit (37% of the FP32 peak, 61% of cuBLAS TF32); on
+//                             the tensor cores the slices are bound by reading A and B. "Most SMs
+//                             idle" is step 11's small C (its tiles less than half used), or t of
+//                             step 04's tiles with t x R < S (R = spec TF32 / spec FP32, 8 on an
+//                             H100; S SMs): fewer than 17 tiles of 256 x 128 on an H100. With more
+//                             tiles, step 04;
 //   everything else           step 04: its tiles, its TF32 truncation.
-// Changes from step 04: the class rule in front of it; the skinny and fewest-tiles classes run fp32
-// kernels, the small-C class a TF32 split-K. Steps 02, 04 and 11 are included unchanged.
+// Changes from step 04: the class rule in front of it; the skinny classes run fp32 kernels, the
+// few-tiles classes a TF32 split-K. Steps 02, 04 and 11 are included unchanged.
 // Costs: a workspace of slices x m x n floats where k is sliced (4 MiB at 64 x 64 x 65536: it stays
 // in L2 between the two kernels); a second launch there; one more decision per call. The choice line
 // names the class and the kernel.
@@ -47,8 +45,10 @@ namespace sgemm::tf32_shape_classes {
 
 constexpr const char* kId = "sgemm/tf32_05_shape_classes";
 
-// True where the tensor cores on step 04's tiles (one SM each) do fewer FLOPs per clock than FMAs
-// on every SM: tiles x (spec TF32 / spec FP32) < SMs.
+// True where step 04's tiles (one SM each) would do fewer FLOPs per clock on the tensor cores than
+// FMAs on every SM: tiles x (spec TF32 / spec FP32) < SMs. The rule was made for step 11's fp32
+// split-K; the TF32 split-K that runs these shapes now is at least as fast, so the bound holds for
+// it too (where between 17 and 132 tiles it would still win is not measured).
 bool too_few_tiles_for_the_tensor_cores(const Gemm& g) {
   const ladder::DeviceInfo& dev = *g.dev;
   const double fp32 = ladder::spec_fp32_gflops(dev), tf32 = ladder::spec_tf32_gflops(dev);
@@ -58,7 +58,7 @@ bool too_few_tiles_for_the_tensor_cores(const Gemm& g) {
   return double(tiles) * ratio < double(dev.sm_count);
 }
 
-// ---- few tiles, small C: TF32 split-K on 64 x 64 tiles --------------------------------------------
+// ---- few tiles, long k: TF32 split-K on 64 x 64 tiles --------------------------------------------
 
 // tf32_02's tile loop on 64 x 64 tiles: 4 warps of 32 x 32 (2 x 4 m16n8k8 tiles each), 4 stages of
 // 32 k (68 KB: three blocks an SM on an H100), no rounding (the tensor core cuts to TF32, as in 04).
@@ -70,7 +70,7 @@ constexpr int64_t kSmallTf32MinSlice = 256;  // k per slice at least: 8 k steps 
 // slices slice_stride floats apart). One slice: out is C.
 template <bool VecA, bool VecB>
 __global__ void __launch_bounds__(SmallTf32::THREADS, SmallTf32::MIN_BLOCKS)
-    sgemm_tf32_split_small(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ out,
+    sgemm_tf32_split(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ out,
                            int64_t m, int64_t n, int64_t k, int k_steps_per_slice, int64_t slice_stride,
                            int64_t tiles_n) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -84,18 +84,18 @@ __global__ void __launch_bounds__(SmallTf32::THREADS, SmallTf32::MIN_BLOCKS)
 #endif
 }
 
-using SplitSmallKernel = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t, int, int64_t,
+using Tf32SplitKernel = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t, int, int64_t,
                                   int64_t);
-SplitSmallKernel split_small_kernel(bool vec_a, bool vec_b) {
-  if (vec_a) return vec_b ? sgemm_tf32_split_small<true, true> : sgemm_tf32_split_small<true, false>;
-  return vec_b ? sgemm_tf32_split_small<false, true> : sgemm_tf32_split_small<false, false>;
+Tf32SplitKernel tf32_split_kernel(bool vec_a, bool vec_b) {
+  if (vec_a) return vec_b ? sgemm_tf32_split<true, true> : sgemm_tf32_split<true, false>;
+  return vec_b ? sgemm_tf32_split<false, true> : sgemm_tf32_split<false, false>;
 }
 
 // Tiles, slices and blocks per SM: slices of whole k steps, tiles x slices filling the SMs' slots.
-shape_classes::Plan split_small_plan(const Gemm& g) {
+shape_classes::Plan tf32_split_plan(const Gemm& g) {
   const ladder::DeviceInfo& dev = *g.dev;
   shape_classes::Plan p{shape_classes::Kind::split_small};
-  p.per_sm = std::max(ladder::blocks_per_sm(dev, reinterpret_cast<const void*>(split_small_kernel(true, true)),
+  p.per_sm = std::max(ladder::blocks_per_sm(dev, reinterpret_cast<const void*>(tf32_split_kernel(true, true)),
                                             SmallTf32::THREADS, SmallTf32::kSmem),
                       1);
   p.blocks = ((g.m + SmallTf32::BM - 1) / SmallTf32::BM) * ((g.n + SmallTf32::BN - 1) / SmallTf32::BN);
@@ -103,9 +103,9 @@ shape_classes::Plan split_small_plan(const Gemm& g) {
   return p;
 }
 
-void run_split_small(const Gemm& g) {
-  const shape_classes::Plan p = split_small_plan(g);
-  const SplitSmallKernel kernel = split_small_kernel(g.k % 4 == 0, g.n % 4 == 0);
+void run_tf32_split(const Gemm& g) {
+  const shape_classes::Plan p = tf32_split_plan(g);
+  const Tf32SplitKernel kernel = tf32_split_kernel(g.k % 4 == 0, g.n % 4 == 0);
   ladder::require_shared_memory(reinterpret_cast<const void*>(kernel), SmallTf32::kSmem, *g.dev,
                                 "sgemm tf32_05 64x64 split-K tile");
   const int64_t stride = split_k::slice_stride(g.m, g.n);
@@ -126,18 +126,18 @@ void run_split_small(const Gemm& g) {
 
 // ---- the classes ------------------------------------------------------------------------------------
 
-enum class Route { fp32, tf32_split_small, tensor_tiles };
+enum class Route { fp32_skinny, tf32_split, tensor_tiles };
 
-// Which kernel a shape gets: one of step 11's fp32 classes, the TF32 split-K, or step 04.
+// Which kernel a shape gets: one of step 11's skinny fp32 kernels, the TF32 split-K, or step 04.
 Route route(const Gemm& g) {
   switch (shape_classes::plan(g).kind) {
     case shape_classes::Kind::stream_b:
     case shape_classes::Kind::dot_rows:
-      return Route::fp32;
+      return Route::fp32_skinny;
     case shape_classes::Kind::split_small:
-      return Route::tf32_split_small;
+      return Route::tf32_split;
     case shape_classes::Kind::split_k:
-      return too_few_tiles_for_the_tensor_cores(g) ? Route::fp32 : Route::tensor_tiles;
+      return too_few_tiles_for_the_tensor_cores(g) ? Route::tf32_split : Route::tensor_tiles;
     case shape_classes::Kind::pipelined:
       return Route::tensor_tiles;
   }
@@ -146,10 +146,10 @@ Route route(const Gemm& g) {
 
 size_t workspace_bytes(const Gemm& g) {
   switch (route(g)) {
-    case Route::fp32:
+    case Route::fp32_skinny:
       return shape_classes::workspace_bytes(g);
-    case Route::tf32_split_small: {
-      const shape_classes::Plan p = split_small_plan(g);
+    case Route::tf32_split: {
+      const shape_classes::Plan p = tf32_split_plan(g);
       return p.slices == 1 ? 0 : static_cast<size_t>(p.slices * split_k::slice_stride(g.m, g.n)) * sizeof(float);
     }
     case Route::tensor_tiles:
@@ -160,10 +160,10 @@ size_t workspace_bytes(const Gemm& g) {
 
 void launch(const Gemm& g) {
   switch (route(g)) {
-    case Route::fp32:
+    case Route::fp32_skinny:
       return shape_classes::launch(g);
-    case Route::tf32_split_small:
-      return run_split_small(g);
+    case Route::tf32_split:
+      return run_tf32_split(g);
     case Route::tensor_tiles:
       return tf32_wgmma_specialized::launch(g);
   }
@@ -171,14 +171,14 @@ void launch(const Gemm& g) {
 
 std::string describe(const Gemm& g) {
   switch (route(g)) {
-    case Route::fp32:
+    case Route::fp32_skinny:
       return "fp32 step 11's class, " + shape_classes::describe(g);
-    case Route::tf32_split_small: {
-      const shape_classes::Plan p = split_small_plan(g);
+    case Route::tf32_split: {
+      const shape_classes::Plan p = tf32_split_plan(g);
       const std::string cut = p.slices == 1 ? std::string(", k whole")
                                             : ", k in " + std::to_string(p.slices) + " slices of " +
                                                   std::to_string(p.k_slice);
-      return "few tiles, long k, small C: TF32 split-K, " + std::string(kSmallTf32Name) + ", " +
+      return "few tiles, long k: TF32 split-K, " + std::string(kSmallTf32Name) + ", " +
              std::to_string(p.blocks) + " tiles of 64x64" + cut + " (" + std::to_string(g.dev->sm_count) +
              " SMs x " + std::to_string(p.per_sm) + " blocks), partials summed 16 lanes per output";
     }

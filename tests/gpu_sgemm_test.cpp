@@ -275,11 +275,11 @@ TEST(SgemmShapeClassesGpu, NamesItsClassAndIsDeterministic) {
   }
 }
 
-// tf32_05 sends each shape class where its bound says: the skinny classes, and a C of fewer than 17
-// tiles of 256 x 128 on an H100 (512 x 512), to step 11's fp32 kernels; a small C with a long k to
-// the TF32 split-K (aligned rows, and rows of A and B that are not 16-byte aligned); everything
-// else (1024 x 1024: 32 tiles; 64 x 64 x 100, too short a k to split) to tf32_04's tensor-core
-// tiles. Every class verifies against the TF32 bound and names its route in the choice.
+// tf32_05 sends each shape class where its bound says: the skinny classes to step 11's fp32
+// kernels; a small C with a long k, and a C of fewer than 17 tiles of 256 x 128 on an H100
+// (512 x 512), to the TF32 split-K (aligned rows, and rows of A and B that are not 16-byte
+// aligned); everything else (1024 x 1024: 32 tiles; 64 x 64 x 100, too short a k to split) to
+// tf32_04's tensor-core tiles. Every class verifies against the TF32 bound and names its route in the choice.
 TEST(SgemmTf32ShapeClassesGpu, RoutesEachClassAndVerifies) {
   REQUIRE_GPU();
   const std::string id = "sgemm/tf32_05_shape_classes";
@@ -290,7 +290,7 @@ TEST(SgemmTf32ShapeClassesGpu, RoutesEachClassAndVerifies) {
   } cases[] = {{{1, 1000, 5003}, "gemm_stream_b"},          {{8, 4096, 4096}, "gemm_stream_b"},
                {{4096, 1, 4096}, "gemm_dot_rows"},          {{64, 64, 65536}, "TF32 split-K"},
                {{100, 70, 20001}, "TF32 split-K"},         {{64, 64, 100}, "tiles for the tensor cores"},
-               {{512, 512, 8192}, "step 10's"},             {{1024, 1024, 8192}, "tiles for the tensor cores"},
+               {{512, 512, 8192}, "TF32 split-K"},          {{1024, 1024, 8192}, "tiles for the tensor cores"},
                {{1000, 777, 333}, "tiles for the tensor cores"}};
   for (const auto& c : cases) {
     SCOPED_TRACE(shape_name(c.s, false));
