@@ -31,7 +31,8 @@
 // aligned (k or n not a multiple of 4) the kernel copies that operand 4 bytes at a time with the
 // index arithmetic per element, and ptxas spills 20-200 bytes a thread there: correct, not fast.
 // Tunable: --tile BMxBNx32[_wWMxWN]_sS[_bB][_rna]; the default is the deepest ring of which two
-// blocks fit an SM (the rule below), no rounding.
+// blocks fit an SM (the rule below), no rounding. The tile loop is a device function over a range of
+// k steps (mma_sync_tile): this step's kernel runs it over all of k, tf32_05's split-K over slices.
 // Needs sm_80 (mma.sync TF32, cp.async); elsewhere the step exits 2 naming it.
 // Source: PTX ISA, "Warp-level matrix fragments for mma.m16n8k8" (.tf32), "ldmatrix", "cp.async";
 // NVIDIA CUTLASS's sm80 multistage mainloop and its XOR-swizzled shared layouts (the idea, no code).
