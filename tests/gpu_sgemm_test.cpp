@@ -4,7 +4,7 @@
 // in fp64 from A.npy and B.npy, independently of the step's harness, and checks C.npy with the same
 // error bound (|got - exact| <= c K 2^-24 sum|terms|).
 //   main steps   m x n x k in (1,1,1), (7,33,65), (128,128,128), (1000,777,333), (1024,1,1024),
-//                (1,4096,512) and the default 4096^3 (which is also the (4096,4096,4096));
+//                (1,4096,512) and the default 4096^3 (also the bar's shape, 4096 x 4096 x 4096);
 //                --init analytic at (7,33,65) and (1000,777,333), checked against the post's closed
 //                form by integer sums;
 //   07 onward    the paths the shapes above miss: (67,132,45) — 4-byte A copies with 16-byte B and C
