@@ -1,12 +1,14 @@
-// sgemm tf32 step 05: shape classes — the tensor cores where C has tiles to give them, the
-// bandwidth-bound kernels of fp32 step 11 where it does not.
+// sgemm tf32 step 05: shape classes — the tensor cores on step 04's tiles where C has enough of
+// them, on slices of k where it has few, and the bandwidth-bound kernels of fp32 step 11 for
+// GEMV-like shapes.
 // Step 04 is one design: 256 x 128 tiles of C, one block per SM, each tile a long run of wgmmas. At
 // 4096^3 that is cuBLAS TF32's speed. At a GEMV-like shape it cannot be: with m <= 16, C has one
 // tile row, 1/16 to 1/256 of each tile is real, and the problem is bound by reading B once (2 FLOPs
 // per 4 bytes at m = 1), which any kernel that streams B at full bandwidth reaches; the tensor
-// cores have nothing to speed up. The same holds for n <= 16 (A read once), and for a small C with a
-// long k (64 x 64 x 65536: one tile for 132 SMs). So this step takes fp32 step 11's class rule and
-// sends each class where its bound says:
+// cores have nothing to speed up. The same holds for n <= 16 (A read once). A small C with a long k
+// (64 x 64 x 65536: one tile for 132 SMs) is different: the tensor cores help there, but only if
+// the whole GPU shares the few tiles. So this step takes fp32 step 11's class rule and sends each
+// class where its bound says:
 //   m <= 16 or n <= 16        step 11's skinny kernels (gemm_stream_b, gemm_dot_rows): the streamed
 //                             matrix read once at full bandwidth, k cut into slices when there are
 //                             too few columns (or rows) to fill the GPU; fp32 FMAs, exact fp32
@@ -31,7 +33,8 @@
 // names the class and the kernel.
 // Needs sm_90a, as step 04 (its add_step line says NEEDS sm_90a); elsewhere the step exits 2.
 // Sizes: the step 04 route keeps step 04's limit (m, n, k up to 2^31 - 256, TMA's 32-bit
-// coordinates); the fp32 routes index in 64 bits.
+// coordinates); the fp32 routes index in 64 bits; the split-K counts k steps in int (k < 2^36,
+// past any size the memory guard lets through at these m and n).
 // Source: beyond the posts; cuBLAS picks GEMV, split-K and tensor-core kernels by shape the same way.
 // Run: build/bin/sgemm_tf32_05_shape_classes --m 1 --n 8192 --k 8192 (or --m 8192 --n 1, --m 8,
 // --m 64 --n 64 --k 65536, --m 4096)
