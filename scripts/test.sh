@@ -9,8 +9,9 @@
 # ctest's own per-test lines go to build/Testing/ctest.log, its JUnit record to
 # build/Testing/ctest.xml (scripts/ctest_summary.py reads it).
 # Environment: BUILD_DIR (default build/), JOBS (build parallelism, default nproc),
-#              CTEST_JOBS (default 4; OMP_NUM_THREADS defaults to nproc / CTEST_JOBS), CMAKE_ARGS (extra configure flags), LADDER_DEVICE_PROFILE
-#              (run every step as on another GPU: scripts/as_gpu.sh does this per profile).
+#              CTEST_JOBS (default 4; OMP_NUM_THREADS defaults to nproc / CTEST_JOBS), CMAKE_ARGS
+#              (extra configure flags), LADDER_DEVICE_PROFILE (run every step as on another GPU:
+#              scripts/as_gpu.sh does this per profile).
 set -euo pipefail
 case "${1:-}" in --help|-h) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -369,6 +369,17 @@ __global__ void __launch_bounds__(kSumCols * kSumLanes)
   }
 }
 
+// Launches sum_slices_wide on `stream`: C (m x n) = the sum of `slices` partial results in
+// `partials`, slice_stride floats apart. Step 11's small-C split-K and tf32_05's TF32 split-K.
+void sum_slices(const float* partials, float* C, int64_t m, int64_t n, int64_t slices, int64_t slice_stride,
+                cudaStream_t stream) {
+  const int64_t count = m * n, quads = count / 4;
+  const int64_t blocks = std::max<int64_t>((quads + kSumCols - 1) / kSumCols, 1);
+  sum_slices_wide<<<static_cast<unsigned>(blocks), kSumCols * kSumLanes, 0, stream>>>(
+      partials, C, count, static_cast<int>(slices), slice_stride);
+  CUDA_CHECK_LAUNCH();
+}
+
 // ---- The classes ----------------------------------------------------------------------------------
 
 enum class Kind { stream_b, dot_rows, split_small, split_k, pipelined };
@@ -489,12 +500,7 @@ void run_split_small(const Gemm& g, const Plan& p) {
   kernel<<<dim3(grid.blocks, static_cast<unsigned>(p.slices)), SmallTile::THREADS, SmallSliced::kSmem, g.stream>>>(
       g.A, g.B, out, g.m, g.n, g.k, p.k_slice, stride, grid.tiles_n);
   CUDA_CHECK_LAUNCH();
-  if (p.slices == 1) return;
-  const int64_t count = g.m * g.n, quads = count / 4;
-  const int64_t blocks = std::max<int64_t>((quads + kSumCols - 1) / kSumCols, 1);
-  sum_slices_wide<<<static_cast<unsigned>(blocks), kSumCols * kSumLanes, 0, g.stream>>>(
-      out, g.C, count, static_cast<int>(p.slices), stride);
-  CUDA_CHECK_LAUNCH();
+  if (p.slices > 1) sum_slices(out, g.C, g.m, g.n, p.slices, stride, g.stream);
 }
 
 constexpr const char* kId = "sgemm/11_shape_classes";

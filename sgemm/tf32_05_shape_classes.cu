@@ -74,8 +74,8 @@ constexpr int64_t kSmallTf32MinSlice = 256;  // k per slice at least: 8 k steps 
 template <bool VecA, bool VecB>
 __global__ void __launch_bounds__(SmallTf32::THREADS, SmallTf32::MIN_BLOCKS)
     sgemm_tf32_split(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ out,
-                           int64_t m, int64_t n, int64_t k, int k_steps_per_slice, int64_t slice_stride,
-                           int64_t tiles_n) {
+                     int64_t m, int64_t n, int64_t k, int k_steps_per_slice, int64_t slice_stride,
+                     int64_t tiles_n) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // mma.sync TF32 and cp.async need sm_80 (this step needs sm_90a; it exits 2 before launching)
 #else
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(SmallTf32::THREADS, SmallTf32::MIN_BLOCKS)
 }
 
 using Tf32SplitKernel = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t, int, int64_t,
-                                  int64_t);
+                                 int64_t);
 Tf32SplitKernel tf32_split_kernel(bool vec_a, bool vec_b) {
   if (vec_a) return vec_b ? sgemm_tf32_split<true, true> : sgemm_tf32_split<true, false>;
   return vec_b ? sgemm_tf32_split<false, true> : sgemm_tf32_split<false, false>;
@@ -119,12 +119,7 @@ void run_tf32_split(const Gemm& g) {
            SmallTf32::kSmem, g.stream>>>(g.A, g.B, out, g.m, g.n, g.k, steps, stride,
                                          (g.n + SmallTf32::BN - 1) / SmallTf32::BN);
   CUDA_CHECK_LAUNCH();
-  if (p.slices == 1) return;
-  const int64_t count = g.m * g.n, quads = count / 4;
-  const int64_t blocks = std::max<int64_t>((quads + shape_classes::kSumCols - 1) / shape_classes::kSumCols, 1);
-  shape_classes::sum_slices_wide<<<static_cast<unsigned>(blocks), shape_classes::kSumCols * shape_classes::kSumLanes,
-                                   0, g.stream>>>(out, g.C, count, static_cast<int>(p.slices), stride);
-  CUDA_CHECK_LAUNCH();
+  if (p.slices > 1) shape_classes::sum_slices(out, g.C, g.m, g.n, p.slices, stride, g.stream);
 }
 
 // ---- the classes ------------------------------------------------------------------------------------
