@@ -58,8 +58,9 @@ using register_blocked::kTileW;
 using strip_pipeline::kGroupRows;
 
 constexpr int kMinCompiledTaps = 3, kMaxCompiledTaps = 31;  // odd K in between have a kernel
-__constant__ float c_row_taps[kMaxCompiledTaps];
-__constant__ float c_col_taps[kMaxCompiledTaps];
+// Sized for any K: step 12 compiles the same filters for longer K and loads its taps here too.
+__constant__ float c_row_taps[kMaxTaps];
+__constant__ float c_col_taps[kMaxTaps];
 
 // The one shape: step 10's default, 8 warps, P = 4 (a 128 x 32 tile), 2 cp.async stages, ptxas
 // asked for 3 resident blocks per SM.
@@ -485,17 +486,21 @@ void load_taps(const Args& a) {
   CUDA_CHECK(cudaMemcpyToSymbolAsync(c_col_taps, a.col_taps, bytes, 0, cudaMemcpyDeviceToDevice, a.stream));
 }
 
+// For a K without a kernel of its own: step 10's K-generic one, with its own tile rule; `which`
+// names the K that have one (the record's choice says so).
+void launch_generic(const Args& a, const char* which) {
+  Args generic = a;
+  generic.tile = "auto";
+  strip_pipeline::launch(generic);
+  if (a.choice)
+    *a.choice = "K = " + std::to_string(a.taps) + " has no compiled kernel (" + std::string(which) +
+                " do): step 10's K-generic kernel, " + *a.choice;
+}
+
 void launch(const Args& a) {
-  if (!compiled(a.taps)) {
-    // No kernel for this K: step 10's K-generic one, with its own tile rule.
-    Args generic = a;
-    generic.tile = "auto";
-    strip_pipeline::launch(generic);
-    if (a.choice)
-      *a.choice = "K = " + std::to_string(a.taps) + " has no compiled kernel (odd K " + std::to_string(kMinCompiledTaps) +
-                  " to " + std::to_string(kMaxCompiledTaps) + " do): step 10's K-generic kernel, " + *a.choice;
-    return;
-  }
+  if (!compiled(a.taps))
+    return launch_generic(a, "odd K 3 to 31");
+  static_assert(kMinCompiledTaps == 3 && kMaxCompiledTaps == 31, "the line above names the compiled K");
   if (a.width % 4 == 0 && ladder::aligned16(a.out)) launch_compiled<4>(a, CompiledTaps{});
   else launch_compiled<1>(a, CompiledTaps{});
 }

@@ -167,6 +167,42 @@ TEST(SeparableConvCompiledTaps, EveryCompiledKVerifies) {
   SKIP_IF_ALL_SKIPPED(runs, skipped);
 }
 
+// Step 12 has a kernel for K = 63 and for K = 127, whose row results live in slots of 32 rows that
+// shift down one slot per group: each kernel on an odd width (4-byte stores, rows at every offset,
+// the swizzled row results) and a multiple of 4 (float4 stores), on an image shorter and narrower
+// than its halo, and on images tall enough that a segment's slots shift many times, checked from
+// the dump as well; the record says which kernel ran. K = 33 and 17 take the paths it hands on.
+TEST(SeparableConvLongFilters, EveryLongKernelVerifies) {
+  REQUIRE_GPU();
+  const std::string id = "separable_conv/12_long_filters";
+  const auto ids = ladder_test::steps_of("separable_conv");
+  if (std::find(ids.begin(), ids.end(), id) == ids.end()) GTEST_SKIP() << id << " is not in this build";
+  std::vector<std::string> skipped;
+  int runs = 0;
+  for (int k : {63, 127})
+    for (const Shape& s : {Shape{131, 45, k}, Shape{256, 37, k}, Shape{100, 9, k}, Shape{3001, 2001, k},
+                           Shape{1024, 1500, k}}) {
+      auto c = ladder_test::run_case(id, size_args(s), true);
+      ++runs;
+      const size_t before = skipped.size();
+      EXPECT_TRUE(ladder_test::verified_or_justified(id, c.run, shape_name(s), &skipped));
+      if (skipped.size() > before) continue;
+      EXPECT_NE(c.run.json.find("\"choice\":\"K = " + std::to_string(k) + " compiled in, "), std::string::npos)
+          << c.run.json;
+      if (!c.dump_dir.empty()) check_from_dump(id, c.dump_dir, s);
+    }
+  for (const Shape& s : {Shape{131, 45, 33}, Shape{131, 45, 17}}) {
+    auto c = ladder_test::run_case(id, size_args(s), true);
+    ++runs;
+    const size_t before = skipped.size();
+    EXPECT_TRUE(ladder_test::verified_or_justified(id, c.run, shape_name(s), &skipped));
+    if (skipped.size() > before) continue;
+    const std::string expected = s.taps == 17 ? "K = 17 compiled in: " : "K = 33 has no compiled kernel";
+    EXPECT_NE(c.run.json.find("\"choice\":\"" + expected), std::string::npos) << c.run.json;
+  }
+  SKIP_IF_ALL_SKIPPED(runs, skipped);
+}
+
 // Every GPU (device profiles, docs/contract.md): every step of the folder at the test size and at
 // K = 63 and 127 (the shared-memory steps' largest tiles) under every shipped profile verifies, or
 // refuses for a reason the test checks against the profile (the step's declared architecture, or
