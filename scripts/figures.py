@@ -1993,6 +1993,45 @@ def fig_strips():
     return fig
 
 
+@figure("separable_conv/img/fig_slots.png")
+def fig_slots():
+    """Step 12's row results at K = 63: three slots of 32 rows (ceil((32 + K - 1) / 32) = 3). Groups 0-2
+    of 32 input rows fill the slots in order; from group 3 on, every thread moves its rows down one slot
+    (the oldest group is no longer needed) and the new group is row-filtered into the last slot. After
+    each group from the third on, the column pass reads slot rows 0 .. K + 30 = 93 and writes one tile of
+    32 output rows: tile t needs input rows 32t .. 32t + 93 (u counts from the segment's first input row,
+    R = 31 rows above its first output row)."""
+    K, G = 63, 32
+    slots = -(-(G + K - 1) // G)
+    rows = slots * G
+    used = G + K - 1
+    steps = [2, 3, 4]  # after group g has been row-filtered
+    fig = new_fig(9, 5.6, f"Slots of row results (step 12): K = {K}, {slots} slots of {G} rows, one new group per tile")
+    ax = grid_ax(fig, [0.02, 0.16, 0.96, 0.72], (-4, 4 + 15 * len(steps)), (-12, rows + 8), equal=False)
+    for i, g in enumerate(steps):
+        x = 4 + 15 * i
+        text(ax, x + 3, -9, f"after group {g}", fs=9, fontweight="bold")
+        for sl in range(slots):
+            grp = g - (slots - 1) + sl
+            fresh = sl == slots - 1
+            box(ax, x, sl * G, 6, G, fc=CYCLE8[grp % 8], lw=0.7, alpha=0.45 if not fresh else 0.8,
+                text=f"slot {sl}\ngroup {grp}\nu {grp * G}–{grp * G + G - 1}", fs=7)
+        t = g - (slots - 1)
+        ax.plot([x + 7, x + 7.6, x + 7.6, x + 7], [0, 0, used, used], color="black", lw=1.0)
+        text(ax, x + 8.1, used / 2, f"column pass\nof tile {t}:\nslot rows 0–{used - 1}\n(u {t * G}–{t * G + used - 1})\n"
+             f"→ out rows\n{t * G}–{t * G + G - 1}", fs=6.8, ha="left")
+        if i + 1 < len(steps):
+            for sl in range(1, slots):
+                arrow(ax, x + 6.1, sl * G + G / 2, x + 14.9, (sl - 1) * G + G / 2, lw=0.7, ms=6, color=OI["dark"],
+                      ls="--", alpha=0.7)
+    note(fig, 0.02, 0.13,
+         f"12_long_filters.cu at K = {K}: slots_of(K) = ⌈({G} + K − 1) / {G}⌉ = {slots}; {rows} rows × 128 floats of row "
+         f"results ({rows * 128 * 4:,} B) plus one cp.async stage of {G} input rows. Dashed: the move before the next "
+         f"group, each thread its own rows and columns (no barrier). Rows {used}–{rows - 1} of the last slot are filtered "
+         f"but read only after the move.", fs=7.9)
+    return fig
+
+
 # ====================================================================================================
 # docs (suite-wide)
 # ====================================================================================================

@@ -20,8 +20,8 @@
 //    pass, half of the FMAs, long enough to hide the copy at these K. The stage saved is what lets
 //    more blocks share an SM: at K = 63 74,240 bytes of shared memory a block, 3 blocks of 8 warps
 //    per SM (two stages: 2 blocks); at K = 127 115,200 bytes, 2 blocks (two stages: 1). The extra
-//    warps hide the shared-memory latency better: 65% of the FMA floor where two stages held 63.6%
-//    at K = 63 and 61% at K = 127;
+//    warps hide the shared-memory latency better: 65.8% and 65.4% of the FMA floor at K = 63 and
+//    127, where two stages held 63.7% and 60.7%;
 //  * odd widths (the 4-byte path): the rows of a group start at all four offsets S in their 16-byte
 //    pieces, and step 11's row filter is compiled once for each S. At K = 127 the four copies are
 //    8,128 FMA instructions, 130 KB of code that the warps of an SM run side by side: 8191 x 8191
