@@ -57,11 +57,22 @@ list=$(while IFS='=' read -r id path; do
 done <"$steps_file")
 [ -n "$list" ] || { echo "error: no steps match" >&2; exit 2; }
 
-# The largest static shared memory of any kernel in the executable (dynamic shared memory is in the
-# record's extra.smem_per_block_bytes, for the kernels that ask for it); nothing without cuobjdump.
-static_smem() {
+# The largest static shared memory of the step's own kernels (those in its folder's namespace: the
+# harness's ceiling and check kernels are not the step's; dynamic shared memory is in the record's
+# extra.smem_per_block_bytes, for the kernels that ask for it); nothing without cuobjdump. From
+# sm_90 on, cuobjdump counts in every kernel that uses shared memory the 1 KB the GPU reserves per
+# block (cudaDevAttrReservedSharedMemoryPerBlock): not the step's either, so it is taken off.
+static_smem() {  # PATH FOLDER
   command -v cuobjdump >/dev/null || return 0
-  cuobjdump -res-usage "$1" 2>/dev/null | grep -o 'SHARED:[0-9]*' | cut -d: -f2 | sort -n | tail -1
+  cuobjdump -res-usage "$1" 2>/dev/null | awk -v ns="${#2}$2" '
+    /arch = sm_/ { split($0, a, "sm_"); arch = a[2] + 0 }
+    /Function / { fn = $2; next }
+    /SHARED:/ && index(fn, ns) {
+      match($0, /SHARED:[0-9]+/); v = substr($0, RSTART + 7, RLENGTH - 7) + 0
+      if (arch >= 90 && v >= 1024) v -= 1024
+      if (v > best) best = v
+    }
+    END { print best + 0 }'
 }
 
 run_one() {  # PROFILE ID PATH
@@ -69,7 +80,7 @@ run_one() {  # PROFILE ID PATH
   local dir=$out/$profile name=${id/\//_}
   mkdir -p "$dir"
   if [ "$profile" = none ]; then
-    static_smem "$path" >"$dir/$name.static_smem"
+    static_smem "$path" "${id%%/*}" >"$dir/$name.static_smem"
     if [ -n "$reference" ]; then  # the real GPU's column from a run_all.sh record set
       [ -f "$reference/$name.json" ] && cp "$reference/$name.json" "$dir/$name.json"
       return
@@ -81,8 +92,8 @@ run_one() {  # PROFILE ID PATH
   local rc=$?
   if [ $rc -eq 0 ]; then
     grep '^{' "$dir/$name.log" | tail -1 >"$dir/$name.json"
-  elif [ $rc -eq 2 ]; then
-    grep -m1 '^error: ' "$dir/$name.log" | sed 's/^error: //' >"$dir/$name.err"
+  elif [ $rc -eq 2 ]; then  # the step's one line: "error: ..." or "unsupported: FOLDER/STEP needs ..."
+    grep -m1 -E '^(error|unsupported): ' "$dir/$name.log" | sed -E 's/^error: //; s/^unsupported: [^ ]+ //' >"$dir/$name.err"
   elif [ $rc -eq 77 ]; then
     touch "$dir/$name.skipped"
   else
