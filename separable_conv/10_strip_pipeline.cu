@@ -361,6 +361,29 @@ inline int resident_per_sm(const ladder::DeviceInfo& dev, const void* kernel, in
   return n;
 }
 
+// How a strip pass whose blocks need `bytes` of shared memory covers the image on this GPU: the
+// kernel opted into those bytes (or a refusal naming what this GPU allows), the blocks that fit an
+// SM (none: a refusal), and the segments that make all blocks resident at once. Steps 11 and 12
+// launch their kernels the same way.
+struct StripGrid {
+  Segments seg;
+  int per_sm;  // resident blocks per SM
+  // For a record's choice: "2 blocks of 8 warps per SM (74240 B of shared memory each), 64 strips x 4 segments".
+  std::string describe(int warps, size_t bytes) const {
+    return std::to_string(per_sm) + (per_sm == 1 ? " block" : " blocks") + " of " + std::to_string(warps) +
+           " warps per SM (" + std::to_string(bytes) + " B of shared memory each), " + std::to_string(seg.strips) +
+           " strips x " + std::to_string(seg.count) + " segments";
+  }
+};
+inline StripGrid strip_grid(const Args& a, const void* kernel, int threads, size_t bytes, int tile_h, const char* what) {
+  ladder::require_shared_memory(kernel, bytes, *a.dev, what);
+  const int per_sm = resident_per_sm(*a.dev, kernel, threads, bytes);
+  if (per_sm < 1)
+    throw ladder::UsageError(std::string(what) + " does not fit an SM of this GPU (" + a.dev->name + ") with " +
+                             std::to_string(bytes) + " bytes of shared memory per block");
+  return {segments(a.width, a.height, tile_h, int64_t(per_sm) * a.dev->sm_count), per_sm};
+}
+
 template <int kVec, int kWarps, int kP, int kStages, int kMinBlocks>
 struct StripPass {
   static constexpr int kTileH = kWarps * kP;
@@ -385,12 +408,7 @@ struct StripPass {
   static void launch(const Args& a) {
     const size_t bytes = StripPass::bytes(a.taps);
     const int mid_rows = kTileH + a.taps - 1;
-    ladder::require_shared_memory(kernel(), bytes, *a.dev, kWhat);
-    const int per_sm = resident_per_sm(*a.dev, kernel(), kWarps * kLanes, bytes);
-    if (per_sm < 1)
-      throw ladder::UsageError(std::string(kWhat) + " does not fit an SM of this GPU (" + a.dev->name + ") with " +
-                               std::to_string(bytes) + " bytes of shared memory per block");
-    const Segments seg = segments(a.width, a.height, kTileH, int64_t(per_sm) * a.dev->sm_count);
+    const Segments seg = strip_grid(a, kernel(), kWarps * kLanes, bytes, kTileH, kWhat).seg;
     strip_pipeline_pass<kVec, kWarps, kP, kStages, kMinBlocks><<<dim3(seg.strips, seg.count), dim3(kLanes, kWarps), bytes,
                                                                  a.stream>>>(
         a.in, a.out, a.row_taps, a.col_taps, a.width, a.height, a.taps, seg.rows, mid_rows);

@@ -333,6 +333,17 @@ __device__ __forceinline__ void column_filter(const float* tile, int row0, int l
   }
 }
 
+// Which of this lane's output columns exist (store_tile's `cols`): bit q for column col + 32 q on
+// the 4-byte path, bit 0 for the float4 at col.
+template <int kVec>
+__device__ __forceinline__ unsigned output_columns(int64_t col, int64_t width) {
+  unsigned cols = 0;
+#pragma unroll
+  for (int q = 0; q < (kVec == 4 ? 1 : 4); ++q)
+    if (col + kLanes * q < width) cols |= 1u << q;
+  return cols;
+}
+
 // One output row of a lane's 4 columns at `at` (out + y * width + x0 + l, or + 4 l for float4
 // stores: step 08's store_columns layout), the columns in `cols` (bit q: column l + 32 q, or the
 // float4), with the streaming hint (step 08).
@@ -362,6 +373,20 @@ __device__ __forceinline__ void store_tile(float* __restrict__ at, int64_t width
     for (int p = 0; p < kP; ++p, at += width)
       if (p < rows) store_row<kVec>(at, acc[p], cols);
   }
+}
+
+// The column pass of one tile from the row results in `mid` (this lane's kP rows x 4 columns) and its
+// stores; then `y` and `at` step to the next tile. all_columns: every strip but the image's last,
+// whose columns are tested (cols, output_columns).
+template <int K, int kVec>
+__device__ __forceinline__ void column_pass_tile(const float* mid, int lane, int warp, bool all_columns, unsigned cols,
+                                                 int64_t width, int64_t height, int64_t& y, float*& at) {
+  float4 acc[kP];
+  column_filter<K, kVec>(mid, warp * kP, lane, acc);
+  if (all_columns) store_tile<kVec>(at, width, height - y, 0xFu, acc);
+  else store_tile<kVec>(at, width, height - y, cols, acc);
+  y += kTileH;
+  at += kTileH * width;
 }
 
 // Step 10's strip_pipeline_pass with K a template parameter and the filters above; the taps come
@@ -398,10 +423,7 @@ compiled_taps_pass(const float* __restrict__ in, float* __restrict__ out, int64_
   };
   // This thread's output columns (store_tile) and its first output row.
   const int64_t col = x0 + (kVec == 4 ? 4 * lane : lane);
-  unsigned cols = 0;
-#pragma unroll
-  for (int q = 0; q < (kVec == 4 ? 1 : 4); ++q)
-    if (col + kLanes * q < width) cols |= 1u << q;
+  const unsigned cols = output_columns<kVec>(col, width);
   const bool all_columns = x0 + kTileW <= width;  // block-uniform: every strip but the last
   int64_t y = ya + warp * kP;
   float* at = out + y * width + col;
@@ -437,12 +459,7 @@ compiled_taps_pass(const float* __restrict__ in, float* __restrict__ out, int64_
     row_filter_next_group<K, kVec>(buffer(g), rows, s1, lane, warp);
     __syncthreads();
     // Step 3: the column pass of tile g - 1 and its stores.
-    float4 acc[kP];
-    column_filter<K, kVec>(mid, warp * kP, lane, acc);
-    if (all_columns) store_tile<kVec>(at, width, height - y, 0xFu, acc);
-    else store_tile<kVec>(at, width, height - y, cols, acc);
-    y += kTileH;
-    at += kTileH * width;
+    column_pass_tile<K, kVec>(mid, lane, warp, all_columns, cols, width, height, y, at);
   }
 }
 
@@ -452,20 +469,14 @@ struct CompiledPass {
   static void launch(const Args& a) {
     const size_t bytes = sizeof(float) * (static_cast<size_t>(kTileH + K - 1) * kTileW +
                                           static_cast<size_t>(kStages) * kGroupRows * pitch_of(K));
-    ladder::require_shared_memory(kernel(), bytes, *a.dev, "the compiled-taps pass");
-    const int per_sm = strip_pipeline::resident_per_sm(*a.dev, kernel(), kWarps * kLanes, bytes);
-    if (per_sm < 1)
-      throw ladder::UsageError("the compiled-taps pass does not fit an SM of this GPU (" + a.dev->name + ") with " +
-                               std::to_string(bytes) + " bytes of shared memory per block");
-    const strip_pipeline::Segments seg = strip_pipeline::segments(a.width, a.height, kTileH, int64_t(per_sm) * a.dev->sm_count);
-    compiled_taps_pass<K, kVec><<<dim3(seg.strips, seg.count), dim3(kLanes, kWarps), bytes, a.stream>>>(
-        a.in, a.out, a.width, a.height, seg.rows);
+    const strip_pipeline::StripGrid grid =
+        strip_pipeline::strip_grid(a, kernel(), kWarps * kLanes, bytes, kTileH, "the compiled-taps pass");
+    compiled_taps_pass<K, kVec><<<dim3(grid.seg.strips, grid.seg.count), dim3(kLanes, kWarps), bytes, a.stream>>>(
+        a.in, a.out, a.width, a.height, grid.seg.rows);
     CUDA_CHECK_LAUNCH();
     if (a.choice)
       *a.choice = "K = " + std::to_string(K) + " compiled in: taps as constant-bank operands; 128x32_p4, " +
-                  std::to_string(per_sm) + (per_sm == 1 ? " block" : " blocks") + " of 8 warps per SM (" + std::to_string(bytes) +
-                  " B of shared memory each), " + std::to_string(seg.strips) + " strips x " +
-                  std::to_string(seg.count) + " segments";
+                  grid.describe(kWarps, bytes);
   }
 };
 

@@ -135,11 +135,8 @@ long_filter_pass(const float* __restrict__ in, float* __restrict__ out, int64_t 
     ladder::cp_async_commit();  // every thread commits one group per call, empty past the end
   };
   const int64_t col = x0 + (kVec == 4 ? 4 * lane : lane);
-  unsigned cols = 0;
-#pragma unroll
-  for (int q = 0; q < (kVec == 4 ? 1 : 4); ++q)
-    if (col + kLanes * q < width) cols |= 1u << q;
-  const bool all_columns = x0 + kTileW <= width;
+  const unsigned cols = compiled_taps::output_columns<kVec>(col, width);
+  const bool all_columns = x0 + kTileW <= width;  // block-uniform: every strip but the last
   int64_t y = ya + warp * kP;
   float* at = out + y * width + col;
   float* last = mid + ((kSlots - 1) * kGroupRows + warp) * kTileW;  // this warp's first row in the last slot
@@ -167,12 +164,7 @@ long_filter_pass(const float* __restrict__ in, float* __restrict__ out, int64_t 
     __syncthreads();
     issue(g + 1);  // the stage is free again: the copy of the next group overlaps the column pass
     if (g < kSlots - 1) continue;
-    float4 acc[kP];
-    compiled_taps::column_filter<K, kVec>(mid, warp * kP, lane, acc);
-    if (all_columns) compiled_taps::store_tile<kVec>(at, width, height - y, 0xFu, acc);
-    else compiled_taps::store_tile<kVec>(at, width, height - y, cols, acc);
-    y += kTileH;
-    at += kTileH * width;
+    compiled_taps::column_pass_tile<K, kVec>(mid, lane, warp, all_columns, cols, width, height, y, at);  // tile g - kSlots + 1
   }
 }
 
@@ -181,22 +173,14 @@ struct LongPass {
   static const void* kernel() { return reinterpret_cast<const void*>(long_filter_pass<K, kVec>); }
   static void launch(const Args& a) {
     constexpr size_t bytes = shared_bytes_of(K);
-    ladder::require_shared_memory(kernel(), bytes, *a.dev, "the long-filter pass");
-    const int per_sm = strip_pipeline::resident_per_sm(*a.dev, kernel(), kWarps * kLanes, bytes);
-    if (per_sm < 1)
-      throw ladder::UsageError("the long-filter pass does not fit an SM of this GPU (" + a.dev->name + ") with " +
-                               std::to_string(bytes) + " bytes of shared memory per block");
-    const strip_pipeline::Segments seg =
-        strip_pipeline::segments(a.width, a.height, kTileH, int64_t(per_sm) * a.dev->sm_count);
-    long_filter_pass<K, kVec><<<dim3(seg.strips, seg.count), dim3(kLanes, kWarps), bytes, a.stream>>>(
-        a.in, a.out, a.width, a.height, seg.rows);
+    const strip_pipeline::StripGrid grid =
+        strip_pipeline::strip_grid(a, kernel(), kWarps * kLanes, bytes, kTileH, "the long-filter pass");
+    long_filter_pass<K, kVec><<<dim3(grid.seg.strips, grid.seg.count), dim3(kLanes, kWarps), bytes, a.stream>>>(
+        a.in, a.out, a.width, a.height, grid.seg.rows);
     CUDA_CHECK_LAUNCH();
     if (a.choice)
       *a.choice = "K = " + std::to_string(K) + " compiled in, " + std::to_string(slots_of(K)) +
-                  " slots of row results, 1 stage: 128x32_p4, " + std::to_string(per_sm) +
-                  (per_sm == 1 ? " block" : " blocks") + " of 8 warps per SM (" + std::to_string(bytes) +
-                  " B of shared memory each), " + std::to_string(seg.strips) + " strips x " +
-                  std::to_string(seg.count) + " segments";
+                  " slots of row results, 1 stage: 128x32_p4, " + grid.describe(kWarps, bytes);
   }
 };
 
@@ -227,7 +211,7 @@ void launch(const Args& a) {
 
 const Step kStep{"separable_conv/12_long_filters", launch,
                  "step 11's compiled filters for K = 63 and 127: the row results of a tile kept as slots of 32 rows; "
-                 "K <= 31: step 11's kernel; other K: step 10's",
+                 "K = 3 ... 31: step 11's kernels; other K: step 10's",
                  load_taps, Transfers::none, "", /*intermediate=*/false};
 LADDER_STEP(kStep);
 

@@ -142,6 +142,19 @@ TEST_P(SeparableConvTiles, EveryTileVerifies) {
   SKIP_IF_ALL_SKIPPED(runs, skipped);
 }
 
+// One run of a step with a kernel chosen by K (steps 11 and 12): verified (or refused for a reason
+// the GPU justifies, then recorded in `skipped`), the record's choice starting with `choice`, and,
+// where the harness dumped the images, every pixel checked here too.
+void expect_compiled_kernel(const std::string& id, const Shape& s, const std::string& choice,
+                            std::vector<std::string>* skipped) {
+  auto c = ladder_test::run_case(id, size_args(s), true);
+  const size_t before = skipped->size();
+  EXPECT_TRUE(ladder_test::verified_or_justified(id, c.run, shape_name(s), skipped));
+  if (skipped->size() > before) return;
+  EXPECT_NE(c.run.json.find("\"choice\":\"" + choice), std::string::npos) << c.run.json;
+  if (!c.dump_dir.empty()) check_from_dump(id, c.dump_dir, s);
+}
+
 // Step 11 has a kernel for each odd K from 3 to 31: each of them, on an odd width (4-byte stores,
 // rows at every offset, the swizzled row results) and a multiple of 4 (float4 stores), and on an
 // image tall enough that a segment holds several tiles (the K - 1 rows a tile hands to the next are
@@ -155,14 +168,8 @@ TEST(SeparableConvCompiledTaps, EveryCompiledKVerifies) {
   int runs = 0;
   for (int k = 3; k <= 31; k += 2)
     for (const Shape& s : {Shape{131, 45, k}, Shape{256, 37, k}, Shape{3001, 2001, k}}) {
-      auto c = ladder_test::run_case(id, size_args(s), true);
+      expect_compiled_kernel(id, s, "K = " + std::to_string(k) + " compiled in", &skipped);
       ++runs;
-      const size_t before = skipped.size();
-      EXPECT_TRUE(ladder_test::verified_or_justified(id, c.run, shape_name(s), &skipped));
-      if (skipped.size() > before) continue;
-      EXPECT_NE(c.run.json.find("\"choice\":\"K = " + std::to_string(k) + " compiled in"), std::string::npos)
-          << c.run.json;
-      if (!c.dump_dir.empty()) check_from_dump(id, c.dump_dir, s);
     }
   SKIP_IF_ALL_SKIPPED(runs, skipped);
 }
@@ -182,24 +189,12 @@ TEST(SeparableConvLongFilters, EveryLongKernelVerifies) {
   for (int k : {63, 127})
     for (const Shape& s : {Shape{131, 45, k}, Shape{256, 37, k}, Shape{100, 9, k}, Shape{3001, 2001, k},
                            Shape{1024, 1500, k}}) {
-      auto c = ladder_test::run_case(id, size_args(s), true);
+      expect_compiled_kernel(id, s, "K = " + std::to_string(k) + " compiled in, ", &skipped);
       ++runs;
-      const size_t before = skipped.size();
-      EXPECT_TRUE(ladder_test::verified_or_justified(id, c.run, shape_name(s), &skipped));
-      if (skipped.size() > before) continue;
-      EXPECT_NE(c.run.json.find("\"choice\":\"K = " + std::to_string(k) + " compiled in, "), std::string::npos)
-          << c.run.json;
-      if (!c.dump_dir.empty()) check_from_dump(id, c.dump_dir, s);
     }
-  for (const Shape& s : {Shape{131, 45, 33}, Shape{131, 45, 17}}) {
-    auto c = ladder_test::run_case(id, size_args(s), true);
-    ++runs;
-    const size_t before = skipped.size();
-    EXPECT_TRUE(ladder_test::verified_or_justified(id, c.run, shape_name(s), &skipped));
-    if (skipped.size() > before) continue;
-    const std::string expected = s.taps == 17 ? "K = 17 compiled in: " : "K = 33 has no compiled kernel";
-    EXPECT_NE(c.run.json.find("\"choice\":\"" + expected), std::string::npos) << c.run.json;
-  }
+  expect_compiled_kernel(id, {131, 45, 33}, "K = 33 has no compiled kernel", &skipped);
+  expect_compiled_kernel(id, {131, 45, 17}, "K = 17 compiled in: ", &skipped);
+  runs += 2;
   SKIP_IF_ALL_SKIPPED(runs, skipped);
 }
 
