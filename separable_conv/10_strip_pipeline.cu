@@ -375,7 +375,8 @@ struct StripGrid {
            " strips x " + std::to_string(seg.count) + " segments";
   }
 };
-inline StripGrid strip_grid(const Args& a, const void* kernel, int threads, size_t bytes, int tile_h, const char* what) {
+inline StripGrid strip_grid(const Args& a, const void* kernel, int threads, size_t bytes, int tile_h,
+                            const char* what) {
   ladder::require_shared_memory(kernel, bytes, *a.dev, what);
   const int per_sm = resident_per_sm(*a.dev, kernel, threads, bytes);
   if (per_sm < 1)

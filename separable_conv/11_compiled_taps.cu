@@ -483,7 +483,8 @@ struct CompiledPass {
 // Launches the kernel compiled for K = a.taps if there is one (a fold over the odd K from 3 to 31).
 template <int kVec, int... Ks>
 bool launch_compiled(const Args& a, std::integer_sequence<int, Ks...>) {
-  return ((a.taps == 2 * Ks + kMinCompiledTaps ? (CompiledPass<2 * Ks + kMinCompiledTaps, kVec>::launch(a), true) : false) ||
+  return ((a.taps == 2 * Ks + kMinCompiledTaps ? (CompiledPass<2 * Ks + kMinCompiledTaps, kVec>::launch(a), true)
+                                               : false) ||
           ...);
 }
 using CompiledTaps = std::make_integer_sequence<int, (kMaxCompiledTaps - kMinCompiledTaps) / 2 + 1>;

@@ -64,7 +64,8 @@ constexpr int slots_of(int k) { return (kTileH + k - 1 + kGroupRows - 1) / kGrou
 // Shared memory per block: the slots and one stage of 32 input rows. On the H100 that is 74,240
 // bytes at K = 63 (3 blocks per SM) and 115,200 at K = 127 (2 blocks per SM).
 constexpr size_t shared_bytes_of(int k) {
-  return sizeof(float) * (static_cast<size_t>(slots_of(k)) * kGroupRows * kTileW + static_cast<size_t>(kGroupRows) * pitch_of(k));
+  return sizeof(float) *
+         (static_cast<size_t>(slots_of(k)) * kGroupRows * kTileW + static_cast<size_t>(kGroupRows) * pitch_of(k));
 }
 // The resident blocks per SM ptxas is asked for (a register cap: 80 and 128 registers a thread),
 // those that shared_bytes_of fits on an H100.
@@ -72,11 +73,12 @@ constexpr int min_blocks_of(int k) { return k <= 63 ? 3 : 2; }
 
 // Odd widths (the 4-byte path): the rows of a group start at all four offsets S in their 16-byte
 // pieces, and step 11 compiles its row filter once for each S — four copies of 2,032 FMAs at
-// K = 127, which together no longer fit the SM's instruction cache. Here those groups are copied float by float
-// (4-byte cp.async) from column x0 - R, so every row starts at S = 0 and one copy of the filter
-// serves them all. A lane issues kPitch / 32 copies per row where step 11 issued 2-3, a few per
-// cent of the instructions at these K. Rows outside the image, and columns outside it in the
-// first and last strip, are zeros.
+// K = 127, more code than the SM's instruction caches hold (the likely reason 8191 x 8191 ran at
+// about half the speed of 8192 x 8192). Here those groups are copied float by float (4-byte
+// cp.async) from column x0 - R, so every row starts at S = 0 and one copy of the filter serves them
+// all. A lane issues kPitch / 32 copies per row where step 11 issued 2-3, a few per cent of the
+// instructions at these K. Rows outside the image, and columns outside it in the first and last
+// strip, are zeros.
 template <int K>
 __device__ __forceinline__ void stage_by_floats(float* buf, const float* __restrict__ in, int64_t y0, int64_t x0,
                                                 int64_t width, int64_t height, int lane, int warp) {
@@ -111,7 +113,8 @@ __device__ __forceinline__ void stage_by_floats(float* buf, const float* __restr
 // 11's, at the same fixed addresses.
 template <int K, int kVec>
 __global__ void __launch_bounds__(kWarps * kLanes, min_blocks_of(K))
-long_filter_pass(const float* __restrict__ in, float* __restrict__ out, int64_t width, int64_t height, int64_t seg_rows) {
+long_filter_pass(const float* __restrict__ in, float* __restrict__ out, int64_t width, int64_t height,
+                 int64_t seg_rows) {
   constexpr int kR = K / 2, kPitch = pitch_of(K), kSlots = slots_of(K);
   constexpr int kRowsPerWarp = kGroupRows / kWarps;  // rows w, w + 8, .. of every group
   extern __shared__ float4 smem[];
@@ -164,7 +167,8 @@ long_filter_pass(const float* __restrict__ in, float* __restrict__ out, int64_t 
     __syncthreads();
     issue(g + 1);  // the stage is free again: the copy of the next group overlaps the column pass
     if (g < kSlots - 1) continue;
-    compiled_taps::column_pass_tile<K, kVec>(mid, lane, warp, all_columns, cols, width, height, y, at);  // tile g - kSlots + 1
+    // The column pass of tile g - kSlots + 1 and its stores.
+    compiled_taps::column_pass_tile<K, kVec>(mid, lane, warp, all_columns, cols, width, height, y, at);
   }
 }
 
@@ -198,8 +202,10 @@ bool compiled(int k) { return k == 63 || k == 127; }
 void load_taps(const Args& a) {
   if (!compiled(a.taps)) return compiled_taps::load_taps(a);  // step 11's kernels (step 10's reads a.row_taps)
   const size_t bytes = sizeof(float) * a.taps;
-  CUDA_CHECK(cudaMemcpyToSymbolAsync(compiled_taps::c_row_taps, a.row_taps, bytes, 0, cudaMemcpyDeviceToDevice, a.stream));
-  CUDA_CHECK(cudaMemcpyToSymbolAsync(compiled_taps::c_col_taps, a.col_taps, bytes, 0, cudaMemcpyDeviceToDevice, a.stream));
+  CUDA_CHECK(cudaMemcpyToSymbolAsync(compiled_taps::c_row_taps, a.row_taps, bytes, 0, cudaMemcpyDeviceToDevice,
+                                     a.stream));
+  CUDA_CHECK(cudaMemcpyToSymbolAsync(compiled_taps::c_col_taps, a.col_taps, bytes, 0, cudaMemcpyDeviceToDevice,
+                                     a.stream));
 }
 
 void launch(const Args& a) {
