@@ -58,6 +58,7 @@ using register_blocked::kTileW;
 using strip_pipeline::kGroupRows;
 
 constexpr int kMinCompiledTaps = 3, kMaxCompiledTaps = 31;  // odd K in between have a kernel
+static_assert(kMinCompiledTaps == 3 && kMaxCompiledTaps == 31, "launch() names the compiled K: \"odd K 3 to 31\"");
 // Sized for any K: step 12 compiles the same filters for longer K and loads its taps here too.
 __constant__ float c_row_taps[kMaxTaps];
 __constant__ float c_col_taps[kMaxTaps];
@@ -510,9 +511,7 @@ void launch_generic(const Args& a, const char* which) {
 }
 
 void launch(const Args& a) {
-  if (!compiled(a.taps))
-    return launch_generic(a, "odd K 3 to 31");
-  static_assert(kMinCompiledTaps == 3 && kMaxCompiledTaps == 31, "the line above names the compiled K");
+  if (!compiled(a.taps)) return launch_generic(a, "odd K 3 to 31");
   if (a.width % 4 == 0 && ladder::aligned16(a.out)) launch_compiled<4>(a, CompiledTaps{});
   else launch_compiled<1>(a, CompiledTaps{});
 }
