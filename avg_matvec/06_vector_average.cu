@@ -20,6 +20,8 @@
 // Source: beyond the post. Run: build/bin/avg_matvec_06_vector_average --L 500 --M 700 --N 999
 #include "05_average_then_gemm.cu"  // matvecs_as_gemm
 
+#include <type_traits>
+
 namespace avg_matvec::vector_average {
 
 constexpr int kThreads = 256;
@@ -28,17 +30,16 @@ static_assert(kThreads % 32 == 0, "whole warps: each warp's groups shuffle toget
 static_assert(kUnroll >= 1, "at least one load per lane per pass");
 static_assert(sizeof(double2) == 16 && alignof(double2) == 16, "one 16-byte load per double2");
 
-// averages[r] = the mean of input row r (M doubles at input + r * M), r < rows, by kLanes lanes.
+// averages[r] = the mean of input row r (M doubles at input + r * M), r < rows, by kLanes lanes,
+// this thread being in warp `warp` of `warps` (step 08 runs it inside a larger kernel).
 template <int kLanes>
-__global__ void __launch_bounds__(kThreads)
-    average_rows_vec2(const double* __restrict__ input, double* __restrict__ averages, int64_t rows,
-                      int64_t M) {
+__device__ __forceinline__ void average_rows_by_warps(const double* __restrict__ input,
+                                                      double* __restrict__ averages, int64_t rows,
+                                                      int64_t M, int64_t warp, int64_t warps) {
   static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0,
                 "a power-of-two group of lanes, within one warp");
   constexpr int kGroupsPerWarp = 32 / kLanes;
   const int lane = threadIdx.x % kLanes;
-  const int64_t warp = (static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x) / 32;
-  const int64_t warps = static_cast<int64_t>(gridDim.x) * (kThreads / 32);
 
   // The loop runs per warp (w), so all 32 lanes reach the shuffles together; a group whose row is
   // past the end adds nothing.
@@ -71,6 +72,15 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+template <int kLanes>
+__global__ void __launch_bounds__(kThreads)
+    average_rows_vec2(const double* __restrict__ input, double* __restrict__ averages, int64_t rows,
+                      int64_t M) {
+  const int64_t warp = (static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x) / 32;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (kThreads / 32);
+  average_rows_by_warps<kLanes>(input, averages, rows, M, warp, warps);
+}
+
 // As many blocks as fit on the device at once, or fewer when there are fewer rows.
 template <int kLanes>
 void average_rows_resident(const Args& a) {
@@ -84,15 +94,21 @@ void average_rows_resident(const Args& a) {
   CUDA_CHECK_LAUNCH();
 }
 
-void launch(const Args& a) {
-  // Lanes per row: enough that each lane's kUnroll loads cover the row in one pass, at most 32.
+// Calls f(std::integral_constant<int, kLanes>{}) with the lanes per row for rows of M doubles:
+// enough that each lane's kUnroll loads cover the row in one pass, at most 32 (step 08 uses it too).
+template <class F>
+void with_lanes_per_row(int64_t M, F&& f) {
   const int64_t per_lane = 2 * kUnroll;  // doubles one lane loads per pass
-  if (a.M > 16 * per_lane) average_rows_resident<32>(a);
-  else if (a.M > 8 * per_lane) average_rows_resident<16>(a);
-  else if (a.M > 4 * per_lane) average_rows_resident<8>(a);
-  else if (a.M > 2 * per_lane) average_rows_resident<4>(a);
-  else if (a.M > per_lane) average_rows_resident<2>(a);
-  else average_rows_resident<1>(a);
+  if (M > 16 * per_lane) f(std::integral_constant<int, 32>{});
+  else if (M > 8 * per_lane) f(std::integral_constant<int, 16>{});
+  else if (M > 4 * per_lane) f(std::integral_constant<int, 8>{});
+  else if (M > 2 * per_lane) f(std::integral_constant<int, 4>{});
+  else if (M > per_lane) f(std::integral_constant<int, 2>{});
+  else f(std::integral_constant<int, 1>{});
+}
+
+void launch(const Args& a) {
+  with_lanes_per_row(a.M, [&](auto lanes) { average_rows_resident<decltype(lanes)::value>(a); });
   average_then_gemm::matvecs_as_gemm(a);
 }
 

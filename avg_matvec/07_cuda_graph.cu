@@ -27,12 +27,12 @@ bool same_arguments(const Args& a, const Args& b) {
          a.out == b.out && a.averages == b.averages && a.blas == b.blas && a.stream == b.stream;
 }
 
-// Step 06's launches on a.stream, recorded instead of run: the executable graph that replays them.
-cudaGraphExec_t capture(const Args& a) {
+// `launches` on a.stream, recorded instead of run: the executable graph that replays them.
+cudaGraphExec_t capture(const Args& a, LaunchFn launches) {
   cudaGraph_t graph = nullptr;
   CUDA_CHECK(cudaStreamBeginCapture(a.stream, cudaStreamCaptureModeThreadLocal));
   try {
-    vector_average::launch(a);
+    launches(a);
   } catch (...) {
     cudaStreamEndCapture(a.stream, &graph);  // leave the stream usable; the error is the launch's
     if (graph) cudaGraphDestroy(graph);
@@ -46,23 +46,27 @@ cudaGraphExec_t capture(const Args& a) {
   return exec;
 }
 
-void launch(const Args& a) {
+// Replays `launches` as a graph: the first call with these arguments runs them as they are (so that
+// cuBLAS loads and picks its kernel, and a kernel sets its attributes, outside any capture), then
+// records them; every later call only launches the graph. Step 08 replays its kernel this way too.
+void replay(const Args& a, LaunchFn launches) {
   struct Captured {
     Args args;
+    LaunchFn launches;
     cudaGraphExec_t exec;
   };
   static std::vector<Captured> graphs;  // the harness calls with one argument set per process
   for (const Captured& g : graphs)
-    if (same_arguments(g.args, a)) {
+    if (g.launches == launches && same_arguments(g.args, a)) {
       CUDA_CHECK(cudaGraphLaunch(g.exec, a.stream));
       return;
     }
-  // First call with these arguments: run 06 as is (cuBLAS loads and picks its kernel outside the
-  // capture), then record the same launches and replay them.
-  vector_average::launch(a);
-  graphs.push_back({a, capture(a)});
+  launches(a);
+  graphs.push_back({a, launches, capture(a, launches)});
   CUDA_CHECK(cudaGraphLaunch(graphs.back().exec, a.stream));
 }
+
+void launch(const Args& a) { replay(a, vector_average::launch); }
 
 const Step kStep{"avg_matvec/07_cuda_graph", launch, Runs::on_gpu, BlockOfL::any, /*gemm=*/true};
 LADDER_STEP(kStep);

@@ -231,7 +231,7 @@ int run(const Step& step, int argc, char** argv) {
     CUDA_CHECK(cudaMemcpyAsync(d_w.get(), h_w.get(), w_bytes, cudaMemcpyHostToDevice, st));
     stream->sync();
     args = Args{&res.device, s.L, s.M, s.N, d_in.get(), d_w.get(), d_out.get(), d_avg.get(),
-                blas.get(), st};
+                blas.get(), st, &res.choice};
     phase.name = "kernel";
     phase.stream = st;
     // The averages too: a GEMM step whose averaging kernel skips a row multiplies a NaN.

@@ -50,6 +50,7 @@ struct Args {
   double* averages;             // N x L, averages[k*L + j] = v[k][j]: steps with Step::gemm only
   const ladder::Cublas* blas;   // steps with Step::gemm only
   cudaStream_t stream;
+  std::string* choice = nullptr;  // where a step that picks a path says which ran (the record's choice)
 };
 
 using LaunchFn = void (*)(const Args& a);

@@ -2,7 +2,7 @@
 // now and completed later, so a kernel can have the next tiles in flight while it computes on this
 // one (sgemm 09-10, separable_conv 10). In SASS: LDGSTS.
 //
-//   cp_async_4 / cp_async_16   issue one copy; with a `valid` argument the instruction's
+//   cp_async_4 / _8 / _16      issue one copy; with a `valid` argument the instruction's
 //                              source-size form: valid = false reads nothing (src must still be a
 //                              valid address) and zero-fills the destination. Without it, the plain
 //                              form, which always reads (ptxas allocates registers differently
@@ -46,6 +46,17 @@ __device__ __forceinline__ void cp_async_4(float* smem_dst, const float* src, bo
 #else
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0));
+#endif
+}
+
+// 8 bytes (one double), cached in L1 and L2 (.ca), in the source-size form: valid = false reads
+// nothing and zero-fills. For rows of doubles that need not start on a 16-byte boundary.
+__device__ __forceinline__ void cp_async_8(double* smem_dst, const double* src, bool valid) {
+#ifdef LADDER_CP_ASYNC_UNAVAILABLE
+  LADDER_CP_ASYNC_UNAVAILABLE
+#else
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 8 : 0));
 #endif
 }
 

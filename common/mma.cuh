@@ -1,5 +1,6 @@
-// Warp-level tensor-core MMA in TF32 (sm_80 and later): the conversion, the mma.sync instruction
-// and ldmatrix, one wrapper each, so a kernel shows which instruction it issues (sgemm tf32_02).
+// Warp-level tensor-core MMA (sm_80 and later): TF32's conversion, mma.sync instruction and ldmatrix
+// (sgemm tf32_02), and FP64's mma.sync (avg_matvec 08), one wrapper each, so a kernel shows which
+// instruction it issues.
 //
 //   to_tf32(x)            cvt.rna.tf32.f32: x rounded to nearest (ties away) to TF32's 10 mantissa
 //                         bits, returned as the 32-bit pattern the MMA reads (low 13 bits zero).
@@ -16,11 +17,16 @@
 //                         each lane receives word (lane % 4) of row (lane / 4) of each matrix —
 //                         exactly a[q] above when matrix q is A's rows (q & 1) 8.. +7, k (q >> 1) 4.. +3
 //                         stored K-major. LDSM in SASS: one instruction instead of four LDS.32.
+//   mma_m8n8k4_f64        mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64: one warp, D (8 x 8,
+//                         double) += A (8 x 4) · B (4 x 8), every product and sum in IEEE double.
+//                         DMMA.884 in SASS. Fragments, lane = 4 g + t:
+//                           a A[g][t]    b B[t][g]    d[0] D[g][2t]   d[1] D[g][2t+1]
 //
 // Source: PTX ISA 8.x, sections 9.7.14.5.x "Matrix Fragments for mma.m16n8k8" (.tf32) and
-// 9.7.14.5.15 "ldmatrix"; cvt with .tf32 (section 9.7.9.21).
-// Older targets: these compile for sm_70/75 too, where the TF32 instructions do not exist; there each
-// wrapper traps (LADDER_MMA_TF32_UNAVAILABLE). It never runs: steps that use them declare NEEDS sm_80
+// "Matrix Fragments for mma.m8n8k4 with .f64 floating point type", 9.7.14.5.15 "ldmatrix"; cvt with
+// .tf32 (section 9.7.9.21).
+// Older targets: these compile for sm_70/75 too, where these instructions do not exist; there each
+// wrapper traps (LADDER_MMA_UNAVAILABLE). It never runs: steps that use them declare NEEDS sm_80
 // on their add_step line and exit 2 on such GPUs.
 #pragma once
 
@@ -29,15 +35,15 @@
 #include <cstdint>
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#define LADDER_MMA_TF32_UNAVAILABLE __trap();
+#define LADDER_MMA_UNAVAILABLE __trap();
 #endif
 
 namespace ladder {
 
 __device__ __forceinline__ uint32_t to_tf32(float x) {
   uint32_t r = 0;
-#ifdef LADDER_MMA_TF32_UNAVAILABLE
-  LADDER_MMA_TF32_UNAVAILABLE
+#ifdef LADDER_MMA_UNAVAILABLE
+  LADDER_MMA_UNAVAILABLE
   (void)x;
 #else
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
@@ -46,8 +52,8 @@ __device__ __forceinline__ uint32_t to_tf32(float x) {
 }
 
 __device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
-#ifdef LADDER_MMA_TF32_UNAVAILABLE
-  LADDER_MMA_TF32_UNAVAILABLE
+#ifdef LADDER_MMA_UNAVAILABLE
+  LADDER_MMA_UNAVAILABLE
   (void)d;
   (void)a;
   (void)b;
@@ -60,10 +66,23 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const uint32_t (
 #endif
 }
 
+__device__ __forceinline__ void mma_m8n8k4_f64(double (&d)[2], double a, double b) {
+#ifdef LADDER_MMA_UNAVAILABLE
+  LADDER_MMA_UNAVAILABLE
+  (void)d;
+  (void)a;
+  (void)b;
+#else
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a), "d"(b));
+#endif
+}
+
 // smem_row: this lane's row address (16-byte aligned) in shared memory.
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* smem_row) {
-#ifdef LADDER_MMA_TF32_UNAVAILABLE
-  LADDER_MMA_TF32_UNAVAILABLE
+#ifdef LADDER_MMA_UNAVAILABLE
+  LADDER_MMA_UNAVAILABLE
   (void)smem_row;
   r[0] = r[1] = r[2] = r[3] = 0;
 #else

@@ -1628,6 +1628,22 @@ def fig_matvecs_as_gemm():
     return fig
 
 
+def timeline_rows(ax, rows, ylim, xlim, xlabel):
+    """Horizontal bars of named spans, one row each: rows are (label, [(name, start, length,
+    colour)], y); the avg_matvec timelines."""
+    for _, bars, y in rows:
+        for name, start, dur, colour in bars:
+            ax.barh(y, dur, left=start, height=0.6, color=colour, edgecolor=OI["dark"], lw=0.5)
+            ax.text(start + dur / 2, y, name, ha="center", va="center", fontsize=7.5,
+                    color="white" if colour in (OI["purple"], OI["red"]) else "black")
+    ax.set_yticks([y for _, _, y in rows])
+    ax.set_yticklabels([r[0] for r in rows], fontsize=8.5)
+    ax.set_ylim(*ylim)
+    ax.set_xlim(*xlim)
+    ax.set_xlabel(xlabel)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
 @figure("avg_matvec/img/fig_launch_timeline.png")
 def fig_launch_timeline():
     """An idealised timeline of one call of step 06 against one of step 07 at a launch-bound size: the
@@ -1654,11 +1670,7 @@ def fig_launch_timeline():
     fig = new_fig(10.0, 4.8, "avg_matvec 07: what a caller waits for (call_ms) and what the kernels take (kernel_ms)")
     ax = fig.add_axes([0.17, 0.30, 0.80, 0.58])
     rows = [("step 06: host", h06, 0), ("step 06: GPU", g06, 1), ("step 07: host", h07, 2.6), ("step 07: GPU", g07, 3.6)]
-    for _, bars, y in rows:
-        for name, start, dur, colour in bars:
-            ax.barh(y, dur, left=start, height=0.6, color=colour, edgecolor=OI["dark"], lw=0.5)
-            ax.text(start + dur / 2, y, name, ha="center", va="center", fontsize=7.5,
-                    color="white" if colour in (OI["purple"], OI["red"]) else "black")
+    timeline_rows(ax, rows, (4.6, -0.6), (-0.3, end06 + 0.5), "time (arbitrary units, not to scale)")
     for y, end, label in [(1, end06, "06"), (3.6, end07, "07")]:
         ax.plot([0, 0], [y - 0.42, y + 0.42], color=OI["dark"], lw=1.6)
         ax.plot([end, end], [y - 0.42, y + 0.42], color=OI["dark"], lw=1.6)
@@ -1666,18 +1678,47 @@ def fig_launch_timeline():
                     arrowprops=dict(arrowstyle="<->", color=OI["dark"], lw=0.9))
         ax.text(end / 2, y + 0.72, f"call_ms of step {label}: start event to end event", fontsize=7.5,
                 ha="center", va="top")
-    ax.set_yticks([y for _, _, y in rows])
-    ax.set_yticklabels([r[0] for r in rows], fontsize=8.5)
-    ax.set_ylim(4.6, -0.6)
-    ax.set_xlim(-0.3, end06 + 0.5)
-    ax.set_xlabel("time (arbitrary units, not to scale)")
-    ax.spines[["top", "right"]].set_visible(False)
     note(fig, 0.03, 0.15,
          "kernel_ms counts only the orange and red bars, the same in both steps. In step 06 the GPU is idle "
          "between the start event and the first kernel (the launch's trip), and again between the two kernels "
          "while the host is still in cuBLAS; in step 07 one launch brings both kernels. The copy call the "
          "chapter compares with is one bar on each line: cudaMemcpyAsync and the copy.", fs=8, width=0.94)
     assert end07 < end06 and k1 + k2 < end07
+    return fig
+
+
+@figure("avg_matvec/img/fig_one_kernel.png")
+def fig_one_kernel():
+    """Step 07's graph against step 08's one kernel, on the GPU, at a launch-bound size. Step 07's
+    graph runs three kernels one after another (step 06's averaging, cuBLAS's DGEMM, the kernel that
+    adds the DGEMM's split-K pieces): each starts only when the one before has ended, and the GPU
+    needs a moment between them. Step 08 is one kernel in four phases: every block averages its rows,
+    a grid-wide barrier, then each block loads its 8 rows of W and the means into shared memory and
+    multiplies them on the FP64 tensor cores, and adds its warps' sums. Step 08's phase lengths are those of one instrumented run on the H100
+    (globaltimer stamps, the chapter's appendix), in µs; step 07's are a schematic of its 9.8 µs."""
+    gap = 0.4
+    g07 = [("averaging", 0.0, 3.3, OI["orange"]), ("DGEMM (split K)", 3.3 + gap, 4.0, OI["red"]),
+           ("add", 3.3 + gap + 4.0 + gap, 1.4, OI["purple"])]
+    end07 = g07[-1][1] + g07[-1][2]
+    phases = [("average rows", 2.0, OI["orange"]), ("barrier", 1.1, OI["grey"]),
+              ("W's rows, means → shared", 2.8, OI["sky"]), ("mma", 0.95, OI["red"]), ("sum", 0.3, OI["purple"])]
+    g08, t = [], 0.0
+    for name, dur, colour in phases:
+        g08.append((name, t, dur, colour))
+        t += dur
+    end08 = t
+    fig = new_fig(10.0, 3.9, "avg_matvec 08: three kernels back to back against one kernel in phases (GPU only)")
+    ax = fig.add_axes([0.17, 0.34, 0.80, 0.50])
+    rows = [("step 07: three kernels", g07, 0), ("step 08: one kernel", g08, 1.3)]
+    timeline_rows(ax, rows, (1.95, -0.55), (-0.2, max(end07, end08) + 0.4),
+                  "µs (step 08: one instrumented run on the H100; step 07: a schematic of its 9.8 µs of kernels)")
+    note(fig, 0.03, 0.16,
+         "Step 07's DGEMM cannot start before the averaging kernel has ended, and the GPU takes a moment "
+         "to start each kernel. In step 08 nothing waits for a kernel to end and the next to start: the "
+         "only wait is the barrier, where every block waits for the slowest. Reading W's rows and the "
+         "means after it is now the longest phase after the averaging.",
+         fs=8, width=0.94)
+    assert end08 < end07
     return fig
 
 

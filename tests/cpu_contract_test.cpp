@@ -152,6 +152,7 @@ TEST(GpuProbe, FileRoundTrips) {
   p.device_count = 2;
   p.cc_major = 8;
   p.cc_minor = 6;
+  p.sm_count = 28;
   p.smem_per_block_optin = 101376;
   p.name = "NVIDIA GeForce RTX 3060";
   p.visible = "1,0";
@@ -162,6 +163,7 @@ TEST(GpuProbe, FileRoundTrips) {
   EXPECT_EQ(q.device_count, 2);
   EXPECT_EQ(q.cc_major, 8);
   EXPECT_EQ(q.cc_minor, 6);
+  EXPECT_EQ(q.sm_count, 28);
   EXPECT_EQ(q.smem_per_block_optin, 101376u);
   EXPECT_EQ(q.name, p.name);
   EXPECT_EQ(q.visible, "1,0");
@@ -179,7 +181,7 @@ TEST(GpuProbe, FileRoundTrips) {
   EXPECT_FALSE(ladder_test::read_gpu_probe(dir.path() + "/absent", &q));
   { std::ofstream(path) << "device_count 1\n"; }
   EXPECT_FALSE(ladder_test::read_gpu_probe(path, &q));
-  { std::ofstream(path) << "devices 1\ncc 9 0\nsmem_per_block_optin 1\nname x\nvisible 0\n"; }
+  { std::ofstream(path) << "devices 1\ncc 9 0\nsm_count 132\nsmem_per_block_optin 1\nname x\nvisible 0\n"; }
   EXPECT_FALSE(ladder_test::read_gpu_probe(path, &q));
 }
 

@@ -7,6 +7,7 @@
 // Also: --init posts (the post's 1-or-2 data, M a power of two) must match exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -63,31 +64,13 @@ void long_double_out(const ladder_test::NpyArray& input, const ladder_test::NpyA
       }
 }
 
-class AvgMatvecGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
-
-TEST_P(AvgMatvecGpu, MatchesReference) {
-  const auto& [id, s] = GetParam();
-  if (!avg_matvec::accepts(limit_of(id), s.L)) {
-    // Checked right after the flags, before the device: runs on every machine.
-    auto r = ladder_test::run_step(id, size_args(s));
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_EQ(r.output.rfind("error: ", 0), 0u) << r.output;
-    const std::string first_line = r.output.substr(0, r.output.find('\n'));
-    EXPECT_NE(first_line.find("--L " + std::to_string(s.L)), std::string::npos) << r.output;
-    return;
-  }
-  REQUIRE_GPU();
+// Recomputes out from the dumped input and W in long double, independently of the step's
+// reference, and holds the step to the folder's bound; checks the inputs are the folder's.
+void check_from_dump(const std::string& id, const std::string& dir, const Shape& s) {
   const int64_t n_in = s.N * s.L * s.M;
-  auto c = ladder_test::run_case(id, size_args(s), n_in <= kDumpLimit);
-  ASSERT_VERIFIED(id, c.run);
-  EXPECT_EQ(ladder_test::json_number(c.run.json, "L"), static_cast<double>(s.L));
-  EXPECT_EQ(ladder_test::json_number(c.run.json, "M"), static_cast<double>(s.M));
-  EXPECT_EQ(ladder_test::json_number(c.run.json, "N"), static_cast<double>(s.N));
-  if (c.dump_dir.empty()) return;
-
-  auto input = ladder_test::read_npy(c.dump_dir + "/input.npy");
-  auto w = ladder_test::read_npy(c.dump_dir + "/W.npy");
-  auto out = ladder_test::read_npy(c.dump_dir + "/out.npy");
+  auto input = ladder_test::read_npy(dir + "/input.npy");
+  auto w = ladder_test::read_npy(dir + "/W.npy");
+  auto out = ladder_test::read_npy(dir + "/out.npy");
   ASSERT_EQ(input.descr, "<f8");
   ASSERT_EQ(input.shape, (std::vector<int64_t>{s.N, s.L, s.M}));
   ASSERT_EQ(w.shape, (std::vector<int64_t>{s.L, s.L}));
@@ -112,6 +95,29 @@ TEST_P(AvgMatvecGpu, MatchesReference) {
         << id << " out[" << e / s.N << "][" << e % s.N << "] = " << got << ", long double "
         << static_cast<double>(want[e]);
   }
+}
+
+class AvgMatvecGpu : public testing::TestWithParam<std::tuple<std::string, Shape>> {};
+
+TEST_P(AvgMatvecGpu, MatchesReference) {
+  const auto& [id, s] = GetParam();
+  if (!avg_matvec::accepts(limit_of(id), s.L)) {
+    // Checked right after the flags, before the device: runs on every machine.
+    auto r = ladder_test::run_step(id, size_args(s));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(r.output.rfind("error: ", 0), 0u) << r.output;
+    const std::string first_line = r.output.substr(0, r.output.find('\n'));
+    EXPECT_NE(first_line.find("--L " + std::to_string(s.L)), std::string::npos) << r.output;
+    return;
+  }
+  REQUIRE_GPU();
+  const int64_t n_in = s.N * s.L * s.M;
+  auto c = ladder_test::run_case(id, size_args(s), n_in <= kDumpLimit);
+  ASSERT_VERIFIED(id, c.run);
+  EXPECT_EQ(ladder_test::json_number(c.run.json, "L"), static_cast<double>(s.L));
+  EXPECT_EQ(ladder_test::json_number(c.run.json, "M"), static_cast<double>(s.M));
+  EXPECT_EQ(ladder_test::json_number(c.run.json, "N"), static_cast<double>(s.N));
+  if (!c.dump_dir.empty()) check_from_dump(id, c.dump_dir, s);
 }
 
 std::vector<Shape> shapes() {
@@ -176,5 +182,50 @@ INSTANTIATE_TEST_SUITE_P(AllSteps, AvgMatvecPosts,
                          [](const testing::TestParamInfo<std::string>& p) {
                            return ladder_test::param_name(p.param, "posts");
                          });
+
+// What step 08 should choose at this size on the GPU the test sees, worked out here from the
+// device (or profile) and the kernel's design, not asked of the step: one block of 1024 threads and
+// 131,584 bytes of shared memory an SM (08_one_kernel.cu's kSharedBytes; two never fit on one SM of
+// any GPU the suite knows), 8 rows of W a block, N <= 8, L <= 1024. The step's refusals come in this
+// order; the expected text is how the record's choice starts.
+std::string expected_choice(const Shape& s, const ladder_test::SeenDevice& d) {
+  constexpr size_t kSharedBytes = 131584;
+  const std::string graph = "step 07's graph: ";
+  if (d.smem_per_block_optin < kSharedBytes) return graph + "the kernel needs 131584 B";
+  if (s.N > 8) return graph + "N = " + std::to_string(s.N) + " > 8";
+  if (s.L > 1024) return graph + "L = " + std::to_string(s.L) + " > 1024";
+  const int64_t blocks = (s.L + 7) / 8;
+  if (blocks > d.sm_count)
+    return graph + std::to_string(blocks) + " blocks of 8 rows, " + std::to_string(d.sm_count) + " fit at once";
+  return "one kernel, replayed as a graph: ";
+}
+
+// Step 08 runs one cooperative kernel when N <= 8 and L <= 1024 and its blocks of 8 rows of W all
+// fit on the GPU at once, and step 07's graph otherwise: one block of rows and several with a
+// partial last one, an odd L (rows of W 8 bytes off a 16-byte boundary), N = 1, N = 8, L = 864 (108
+// blocks: all of an A100's SMs) and L = 1024 (the most the kernel takes; more blocks than an A100
+// holds); N = 9 and L = 1025 for the graph. Each run is checked from the dump as well, and the
+// record must name the path expected for the GPU (or device profile) it ran on.
+TEST(AvgMatvecOneKernel, SmallCallsRunOneKernelTheRestTheGraph) {
+  REQUIRE_GPU();
+  const std::string id = "avg_matvec/08_one_kernel";
+  const auto ids = ladder_test::steps_of("avg_matvec");
+  if (std::find(ids.begin(), ids.end(), id) == ids.end()) GTEST_SKIP() << id << " is not in this build";
+  const ladder_test::SeenDevice device = ladder_test::seen_device();
+  const std::vector<Shape> shapes = {{8, 33, 3},  {1000, 64, 8}, {301, 7, 8},  {257, 3, 1},
+                                     {864, 16, 8}, {1024, 16, 8}, {64, 33, 9}, {1025, 2, 2}};
+  std::vector<std::string> skipped;  // all of them where the GPU lacks the step's requirement
+  for (const Shape& shape : shapes) {
+    auto c = ladder_test::run_case(id, size_args(shape), shape.N * shape.L * shape.M <= kDumpLimit);
+    const size_t before = skipped.size();
+    EXPECT_TRUE(ladder_test::verified_or_justified(id, c.run, shape_name(shape), &skipped));
+    if (skipped.size() > before) continue;
+    EXPECT_NE(c.run.json.find("\"choice\":\"" + expected_choice(shape, device)), std::string::npos)
+        << shape_name(shape) << " on " << (device.profile.empty() ? "this GPU" : device.profile) << ": "
+        << c.run.json;
+    if (!c.dump_dir.empty()) check_from_dump(id, c.dump_dir, shape);
+  }
+  SKIP_IF_ALL_SKIPPED(static_cast<int>(shapes.size()), skipped);
+}
 
 }  // namespace

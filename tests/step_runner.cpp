@@ -194,6 +194,7 @@ SeenDevice seen_device(const std::vector<std::string>& env) {
   d.present = true;
   d.cc_major = real.cc_major;
   d.cc_minor = real.cc_minor;
+  d.sm_count = real.sm_count;
   d.smem_per_block_optin = real.smem_per_block_optin;
   std::string key;
   if (const char* e = std::getenv("LADDER_DEVICE_PROFILE")) key = e;
@@ -205,6 +206,7 @@ SeenDevice seen_device(const std::vector<std::string>& env) {
   d.profile = key;
   d.cc_major = p->cc_major;
   d.cc_minor = p->cc_minor;
+  d.sm_count = std::min(d.sm_count, p->sm_count);
   d.smem_per_block_optin = std::min(d.smem_per_block_optin, p->smem_per_block_optin);
   return d;
 }
@@ -331,6 +333,7 @@ GpuProbe probe_gpu() {
   if (p.device_count > 0 && cudaGetDeviceProperties(&props, 0) == cudaSuccess) {
     p.cc_major = props.major;
     p.cc_minor = props.minor;
+    p.sm_count = props.multiProcessorCount;
     p.smem_per_block_optin = props.sharedMemPerBlockOptin;
     p.name = props.name;
   }
@@ -357,7 +360,7 @@ bool write_gpu_probe(const std::string& path, const GpuProbe& p) {
   {
     std::ofstream out(tmp);
     out << "device_count " << p.device_count << "\ncc " << p.cc_major << " " << p.cc_minor
-        << "\nsmem_per_block_optin " << p.smem_per_block_optin << "\nname " << p.name << "\nvisible "
+        << "\nsm_count " << p.sm_count << "\nsmem_per_block_optin " << p.smem_per_block_optin << "\nname " << p.name << "\nvisible "
         << p.visible << "\n";
     if (!out) return false;
   }
@@ -373,6 +376,7 @@ bool read_gpu_probe(const std::string& path, GpuProbe* p) {
   while (in >> key) {
     if (key == "device_count" && in >> r.device_count) ++fields;
     else if (key == "cc" && in >> r.cc_major >> r.cc_minor) ++fields;
+    else if (key == "sm_count" && in >> r.sm_count) ++fields;
     else if (key == "smem_per_block_optin" && in >> r.smem_per_block_optin) ++fields;
     else if (key == "name" || key == "visible") {
       std::string rest;
@@ -382,7 +386,7 @@ bool read_gpu_probe(const std::string& path, GpuProbe* p) {
     } else
       return false;
   }
-  if (fields != 5 || r.device_count < 0) return false;
+  if (fields != 6 || r.device_count < 0) return false;
   *p = r;
   return true;
 }

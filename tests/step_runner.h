@@ -85,11 +85,12 @@ ladder::Requirement requirement_of(const std::string& id);
 
 // The GPU as a step run by a test sees it: device 0, or the device profile LADDER_DEVICE_PROFILE
 // names (in the run's `env` where that sets it, else in this process's environment), with the
-// profile's compute capability and its shared memory per block where that is smaller.
+// profile's compute capability and its SMs and shared memory per block where those are fewer.
 struct SeenDevice {
   bool present = false;
   std::string profile;  // "" or the profile's key
   int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
   size_t smem_per_block_optin = 0;
   std::string sm() const;  // "sm_75"
 };
@@ -153,6 +154,7 @@ std::vector<ArchInstruction> arch_instructions_in(const std::string& id);
 struct GpuProbe {
   int device_count = 0;
   int cc_major = 0, cc_minor = 0;  // device 0's
+  int sm_count = 0;
   size_t smem_per_block_optin = 0;
   std::string name;
   std::string visible;  // CUDA_VISIBLE_DEVICES as the probing process saw it ("(unset)" if unset)
