@@ -42,7 +42,7 @@ constexpr int kRows = 8;           // rows of W per block: the mma's M
 constexpr int kMaxBatches = 8;     // the mma's N: batches one call may have
 constexpr int kMaxL = 1024;        // columns of W (and means per batch) shared memory holds
 constexpr int kColsPerWarp = kMaxL / kWarps;  // 32
-constexpr int kSteps = kColsPerWarp / 4;      // mma per warp and group of 8 rows: 8
+constexpr int kSteps = kColsPerWarp / 4;      // mma per warp: 8
 // The row pitch of W's rows and of the means in shared memory, in doubles. A fragment of A (or B)
 // is 8 rows x 4 columns; with a pitch of 4 mod 16 doubles each half-warp's 16 doubles fall in 16
 // different 8-byte bank pairs.
