@@ -315,6 +315,29 @@ int blocks_per_sm(const DeviceInfo& dev, const void* kernel, int threads, size_t
   return known[key] = query_blocks_per_sm(dev, kernel, threads, dynamic_smem);
 }
 
+int resident_clusters(const DeviceInfo& dev, const void* kernel, int threads, size_t dynamic_smem, int cluster) {
+  static std::map<std::tuple<const void*, int, size_t, int>, int> known;
+  const auto key = std::make_tuple(kernel, threads, dynamic_smem, cluster);
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  const int per_sm = blocks_per_sm(dev, kernel, threads, dynamic_smem);  // also grants the shared memory
+  int clusters = 0;
+  if (per_sm > 0) {
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
+    attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(cluster));
+    config.blockDim = dim3(static_cast<unsigned>(threads));
+    config.dynamicSmemBytes = dynamic_smem;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+    clusters = std::min(clusters, dev.sm_count * per_sm / cluster);  // the profile's SMs
+  }
+  return known[key] = clusters;
+}
+
 std::string cuda_version_string(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }

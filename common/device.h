@@ -80,6 +80,11 @@ std::string sm_string(const DeviceInfo& dev);
 // the kernel that launches — reports.
 int blocks_per_sm(const DeviceInfo& dev, const void* kernel, int threads, size_t dynamic_smem);
 
+// How many clusters of `cluster` blocks of this kernel can be resident at once
+// (cudaOccupancyMaxActiveClusters: a cluster's blocks must fit on the SMs of one GPC together), capped
+// by the profile as blocks_per_sm is. 0: none fits. Asked of the driver once per kernel and shape.
+int resident_clusters(const DeviceInfo& dev, const void* kernel, int threads, size_t dynamic_smem, int cluster);
+
 // How many resident 256-thread blocks fill the device: SMs x (threads per SM / 256). Grid-stride
 // kernels launch this many, read off the device, never hard-coded.
 int resident_blocks(const DeviceInfo& dev, int threads_per_block);

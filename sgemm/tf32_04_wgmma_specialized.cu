@@ -22,15 +22,23 @@
 //     (8 on the H100), walked column by column, so the tiles in work at one time form a square of C
 //     and read half the bytes of A and B per k step that a strip two tile rows high does (the row
 //     by row order, `_rows`): 91-92% -> 93-97% of cuBLAS TF32 at 8192^3, no change at 4096^3.
-// Not done: clusters with TMA multicast (on par with cuBLAS TF32 at 4096^3 without them; perhaps
-// what 8192^3 is still missing).
+// Measured and not kept (variants for --tile; the chapter's appendix has the numbers):
+//   * _c2: clusters of two blocks side by side in n, each loading half of A's tile and multicasting
+//     it to both (what cuBLAS's kernel for this shape does): the same time at 8192^3, 2% slower at
+//     4096^3. The kernel is not bound by L2 traffic here.
+//   * _sk: stream-K for the last partial wave (2,048 tiles on 132 SMs are 15.5 waves): 27% slower
+//     at 8192^3, 78% at 4096^3. The split pieces run at different k, so the blocks no longer read
+//     the same k slices of A and B at the same time: L2 hit rate 83% -> 54%, DRAM reads 4.4x.
 // Edges: TMA zero-fills past the matrices in m, n and k; the stores are predicated. TMA needs rows of
 // a multiple of 16 bytes: where k % 4 != 0 (A) or n % 4 != 0 (B) that operand is first copied to a
 // workspace with a padded pitch (inside the timed region; 4096^3 needs none).
 // Changes from step 03: the operand swap (no transpose), producer/consumer warpgroups, setmaxnreg,
 // 256 x 128 tiles, persistent blocks in a grouped order, the transposed epilogue.
 // Costs: 3 warpgroups (384 threads), S x 48 KB of shared memory (S = 4: 193 KB), one block per SM;
-// 16 LDS.32 per consumer thread per k step of 32; stores of 4 bytes (Cᵀ in registers).
+// 16 LDS.32 per consumer thread per k step of 32; stores of 4 bytes (Cᵀ in registers). The stores
+// cost 4% of the time at 8192^3 (measured by a build that skipped them): both consumer warpgroups
+// store at once, so the tensor cores wait for them (16-byte stores through a per-warp transpose in
+// shared memory were slower still).
 // Needs sm_90a (wgmma, setmaxnreg; its add_step line says NEEDS sm_90a); elsewhere the step exits 2
 // naming it. Sizes: m, n and k up to 2^31 - 256 (TMA's 32-bit coordinates); past that, exit 2.
 // Source: PTX ISA 8.x, "wgmma.mma_async" (register A), "setmaxnreg", "cp.async.bulk.tensor",
@@ -38,6 +46,8 @@
 // NVIDIA's CUTLASS 3 documentation (efficient_gemm.md) and in the Hopper tuning guide.
 // Run: build/bin/sgemm_tf32_04_wgmma_specialized --m 4096
 #include "tf32_03_wgmma_tma.cu"  // pad_rows, round_up (and step 03's own registration, unused here)
+
+#include "common/cluster.cuh"
 
 namespace sgemm::tf32_wgmma_specialized {
 
@@ -67,54 +77,133 @@ __device__ __forceinline__ Fragments fragment_offsets(int consumer, int warp, in
   return {{at(t, nn), at(t, nn + 4), at(t + 4, nn), at(t + 4, nn + 4)}, 32 * box + nn};
 }
 
+// ---- The schedule: which k steps of which tiles a block works on, in order -------------------------
+//
+// A work unit is one tile (CLUSTER = 1) or a pair of tiles side by side in n (CLUSTER = 2: the two
+// blocks of a cluster, each one tile, sharing A's rows). A worker is one block or one cluster; the
+// grid holds as many as fit on the GPU at once. Units are numbered in the grouped order.
+// Where the units do not divide evenly among the workers (units % workers != 0), the last wave would
+// leave workers idle for a whole unit's time (at 8192^3: 2,048 tiles on 132 SMs, 15.5 waves, a
+// half-empty 16th). Stream-K (Osama et al., PPoPP 2023; the _sk variant, slower here: the header)
+// splits the k steps of the first `sk_units` units (one wave plus the remainder; 0 by default)
+// evenly among the workers: each worker's range of
+// k steps may start inside one unit and end inside another. A unit split in two is finished by the
+// worker that holds its first k steps (that piece comes last in its range): it waits for the other
+// piece's partial sums (the first piece of the next worker's range, written to the workspace and
+// flagged), adds them and stores C. The rest of the units run whole, `workers` apart.
+struct Schedule {
+  int64_t units;     // work units in all
+  int64_t sk_units;  // the first sk_units units are split by k steps (0: none); else workers <= sk_units < 2 workers
+  int64_t ktiles;    // k steps of BK per unit
+};
+struct Work {
+  int64_t unit, k_begin, k_end;  // k steps [k_begin, k_end) of unit `unit`
+};
+// Calls fn(Work) for each piece of worker `worker`'s work, in order: its stream-K range, piece by
+// piece (each to the end of its unit or of the range), then its whole units. Two counted loops, the
+// body inlined in each: one loop that switched between the two kinds made ptxas keep the k loop's
+// state (stage, phase, descriptors) in per-thread registers instead of uniform ones, and the kernel
+// ran 5-10% slower.
+template <class Fn>
+__device__ __forceinline__ void for_each_work(const Schedule& s, int64_t worker, int64_t workers, Fn&& fn) {
+  const int64_t total = s.sk_units * s.ktiles;
+  const int64_t begin = worker * total / workers, end = (worker + 1) * total / workers;
+  for (int64_t unit = begin / s.ktiles, k = begin % s.ktiles, left = end - begin; left > 0; ++unit, k = 0) {
+    const int64_t k_end = min(s.ktiles, k + left);
+    fn(Work{unit, k, k_end});
+    left -= k_end - k;
+  }
+  for (int64_t unit = s.sk_units + worker; unit < s.units; unit += workers) fn(Work{unit, 0, s.ktiles});
+}
+
+// The workspace of the split units: per block of the grid one slot of 256 consumer threads x 128
+// partial sums (as float4, thread-fastest: coalesced), and a flag per slot that holds unit + 1 once
+// the slot is written (zeroed before each launch).
+constexpr int64_t kSlotFloats = 128 * kConsumers * (TM / 2);
+
+__device__ __forceinline__ void flag_store_release(int* flag, int value) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+__device__ __forceinline__ int flag_load_acquire(const int* flag) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(value) : "l"(flag) : "memory");
+  return value;
+}
+// The consumer warpgroups only (threads 128..383), named barrier 1 (0 is __syncthreads').
+__device__ __forceinline__ void consumers_sync() {
+  asm volatile("bar.sync 1, %0;\n" ::"n"(128 * kConsumers) : "memory");
+}
+
 // A consumer waits for each k step's wgmmas (wait_group 0) before it loads the next step's fragments,
 // and relies on the other consumer warpgroup to keep the tensor cores busy meanwhile. Loading the
 // next fragments while this step's wgmmas run (two fragment buffers, wait_group 1) was measured too:
 // ptxas 13.0 then serialises the wgmmas (C7513: registers defined by non-wgmma instructions inside
 // a pipeline stage) and the kernel ran 11% slower (the chapter); Overlap = true keeps that variant
 // compilable for the comparison, but no candidate instantiates it.
-template <int STAGES, bool Overlap>
+template <int STAGES, bool Overlap, int CLUSTER>
 __global__ void __launch_bounds__(THREADS, 1)
     sgemm_tf32_wgmma_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                                  float* __restrict__ C, int64_t m, int64_t n, int64_t k, int64_t tiles_m,
-                                 int64_t tiles_n, int64_t band_rows) {
+                                 int64_t tiles_n, int64_t band_rows, int64_t sk_units, float* __restrict__ partials,
+                                 int* __restrict__ flags) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // wgmma and setmaxnreg need sm_90a; the launcher exits 2 before launching elsewhere
 #else
   extern __shared__ uint8_t smem_raw[];
   __shared__ uint64_t full[STAGES], empty[STAGES];
-  uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  // Rounded up to 1024 bytes (the 128-byte swizzle's period) by pointer arithmetic on smem_raw, so the
+  // compiler still knows the pointer is shared memory: B's fragments load with LDS (rounding the
+  // pointer as an integer left a generic pointer, and generic loads, LD, in the k loop).
+  uint8_t* const smem = smem_raw + ((1024 - (ladder::smem_address(smem_raw) & 1023)) & 1023);
   const int tid = threadIdx.x, wg = tid / 128, warp = tid / 32 % 4, lane = tid % 32;
-  const int64_t ktiles = (k + BK - 1) / BK, tiles = tiles_m * tiles_n;
+  // CLUSTER = 2: the two blocks of a cluster take the tiles of a unit (the same rows of A): each
+  // loads half of A's tile and multicasts it to both.
+  const uint32_t rank = CLUSTER > 1 ? ladder::cluster_rank() : 0;
+  const int64_t units_n = (tiles_n + CLUSTER - 1) / CLUSTER;
+  const Schedule sched{tiles_m * units_n, sk_units, (k + BK - 1) / BK};
+  const int64_t worker = blockIdx.x / CLUSTER, workers = gridDim.x / CLUSTER;
+  auto tile_of = [&](int64_t unit) {
+    const TileOrigin o = grouped_tile_origin(unit, tiles_m, units_n, band_rows, TM, TN * CLUSTER);
+    return TileOrigin{o.row, o.col + rank * TN};
+  };
 
   // Step 1: barriers. full: the producer's arrival + the stage's bytes; empty: one arrival per
-  // consumer warp.
+  // consumer warp of the cluster (a stage of one block is written by both blocks' producers).
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       ladder::mbarrier_init(&full[s], 1);
-      ladder::mbarrier_init(&empty[s], 4 * kConsumers);
+      ladder::mbarrier_init(&empty[s], 4 * kConsumers * CLUSTER);
     }
     ladder::mbarrier_init_fence();
   }
-  __syncthreads();
+  if constexpr (CLUSTER > 1)
+    ladder::cluster_sync();  // the peer's barriers initialised before this block's copies signal them
+  else
+    __syncthreads();
 
   if (wg == 0) {
-    // Step 2 (producer warpgroup): few registers; one thread walks this block's tiles and k steps,
+    // Step 2 (producer warpgroup): few registers; one thread walks this block's work and k steps,
     // waiting for each stage to be empty (the first round passes: parity 1 of a fresh barrier) and
-    // requesting A's 256 x 32 box and B's four 32 x 32 boxes on its full barrier.
+    // requesting A's 256 x 32 box (or its half, multicast to the cluster) and B's four 32 x 32 boxes
+    // on its full barrier.
     ladder::setmaxnreg_dec<kProducerRegs>();
     if (warp == 0 && lane == 0) {
       int s = 0;
       uint32_t phase = 0;
-      for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const TileOrigin o = grouped_tile_origin(tile, tiles_m, tiles_n, band_rows, TM, TN);
+      for_each_work(sched, worker, workers, [&](const Work& w) {
+        const TileOrigin o = tile_of(w.unit);
         const int32_t m0 = static_cast<int32_t>(o.row), n0 = static_cast<int32_t>(o.col);
-        for (int64_t kt = 0; kt < ktiles; ++kt) {
+        for (int64_t kt = w.k_begin; kt < w.k_end; ++kt) {
           ladder::mbarrier_wait(&empty[s], phase ^ 1);
           uint8_t* const stage = smem + s * kStageBytes;
           ladder::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
           const int32_t k0 = static_cast<int32_t>(kt * BK);
-          ladder::tma_load_2d(stage, &map_a, k0, m0, &full[s]);
+          if constexpr (CLUSTER > 1)
+            ladder::tma_load_2d_multicast(stage + rank * (kATileBytes / CLUSTER), &map_a, k0,
+                                          m0 + static_cast<int32_t>(rank) * (TM / CLUSTER), &full[s],
+                                          (1u << CLUSTER) - 1);
+          else
+            ladder::tma_load_2d(stage, &map_a, k0, m0, &full[s]);
 #pragma unroll
           for (int b = 0; b < kBBoxes; ++b)
             ladder::tma_load_2d(stage + kATileBytes + b * kBBoxBytes, &map_b, n0 + 32 * b, k0, &full[s]);
@@ -123,14 +212,14 @@ __global__ void __launch_bounds__(THREADS, 1)
             phase ^= 1;
           }
         }
-      }
+      });
     }
   } else {
     // Step 3 (consumer warpgroups): many registers; per k step, B's fragments from shared memory into
-    // registers (double-buffered: the previous step's wgmmas may still read theirs), then 4 wgmmas
-    // m64n256k8 reading A's tile through its descriptor, then the previous step's stage released.
+    // registers, then 4 wgmmas m64n256k8 reading A's tile through its descriptor, then the stage
+    // released (to both blocks of a cluster).
     ladder::setmaxnreg_inc<kConsumerRegs>();
-    const int consumer = wg - 1;
+    const int consumer = wg - 1, ctid = tid - 128;
     const Fragments f = fragment_offsets(consumer, warp, lane);
     int s = 0;
     uint32_t phase = 0;
@@ -163,19 +252,26 @@ __global__ void __launch_bounds__(THREADS, 1)
     };
     auto release = [&](int stage) {
       __syncwarp();
-      if (lane == 0) ladder::mbarrier_arrive(&empty[stage]);
+      if (lane == 0) {
+        if constexpr (CLUSTER > 1) {
+#pragma unroll
+          for (int r = 0; r < CLUSTER; ++r) ladder::mbarrier_arrive_cluster(&empty[stage], r);
+        } else {
+          ladder::mbarrier_arrive(&empty[stage]);
+        }
+      }
     };
-    for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-      const TileOrigin o = grouped_tile_origin(tile, tiles_m, tiles_n, band_rows, TM, TN);
+    for_each_work(sched, worker, workers, [&](const Work& w) {
+      const TileOrigin o = tile_of(w.unit);
       const int64_t m0 = o.row, n0 = o.col;
-      int pending = -1;  // the stage of the k step whose wgmmas may still run
       if constexpr (Overlap) {
-        for (int64_t kt = 0; kt < ktiles; kt += 2) {
-          const int s0 = k_step(std::integral_constant<int, 0>{}, kt == 0);
+        int pending = -1;  // the stage of the k step whose wgmmas may still run
+        for (int64_t kt = w.k_begin; kt < w.k_end; kt += 2) {
+          const int s0 = k_step(std::integral_constant<int, 0>{}, kt == w.k_begin);
           ladder::wgmma_wait<1>();
           if (pending >= 0) release(pending);
           pending = s0;
-          if (kt + 1 < ktiles) {
+          if (kt + 1 < w.k_end) {
             const int s1 = k_step(std::integral_constant<int, 1>{}, false);
             ladder::wgmma_wait<1>();
             release(pending);
@@ -185,12 +281,41 @@ __global__ void __launch_bounds__(THREADS, 1)
         ladder::wgmma_wait<0>();
         release(pending);
       } else {
-        for (int64_t kt = 0; kt < ktiles; ++kt) {
-          release(k_step(std::integral_constant<int, 0>{}, kt == 0));  // k_step ends in wait_group 0
+        for (int64_t kt = w.k_begin; kt < w.k_end; ++kt)
+          release(k_step(std::integral_constant<int, 0>{}, kt == w.k_begin));  // k_step ends in wait_group 0
+      }
+
+      // Step 4 (split units only): the piece without the first k steps leaves its partial sums in
+      // this block's slot and flags it; the piece with them waits for the next worker's slot and
+      // adds it (that piece was the first of the next worker's range: it is there or nearly).
+      if (w.k_begin > 0 || w.k_end < sched.ktiles) {
+        const bool leaves = w.k_begin > 0;
+        const int64_t slot = leaves ? blockIdx.x : blockIdx.x + CLUSTER;  // the next worker's same-rank block
+        float4* const part = reinterpret_cast<float4*>(partials + slot * kSlotFloats) + ctid;
+        if (leaves) {
+#pragma unroll
+          for (int i = 0; i < TM / 8; ++i)
+            __stcg(part + i * 128 * kConsumers, make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
+          __threadfence();
+          consumers_sync();
+          if (ctid == 0) flag_store_release(flags + slot, static_cast<int>(w.unit + 1));
+          return;
+        }
+        // Every thread acquires the flag itself, and a warp leaves the loop as one (__all_sync): a
+        // loop that threads may leave at different times would make ptxas keep the k loop's state
+        // in per-thread registers, not uniform ones.
+        while (!__all_sync(~0u, flag_load_acquire(flags + slot) == static_cast<int>(w.unit + 1))) __nanosleep(64);
+#pragma unroll
+        for (int i = 0; i < TM / 8; ++i) {
+          const float4 v = __ldcg(part + i * 128 * kConsumers);
+          d[4 * i] += v.x;
+          d[4 * i + 1] += v.y;
+          d[4 * i + 2] += v.z;
+          d[4 * i + 3] += v.w;
         }
       }
 
-      // Step 4: the accumulators hold Cᵀ: row 16 w + g of the wgmma is n = n_lo, row 16 w + g + 8 is
+      // Step 5: the accumulators hold Cᵀ: row 16 w + g of the wgmma is n = n_lo, row 16 w + g + 8 is
       // n_lo + 4; column 8 j + 2 t (+ 1) is m. Predicated 4-byte stores.
       const int t4 = lane % 4;
       const int64_t col_lo = n0 + f.n_lo, col_hi = col_lo + 4;
@@ -206,64 +331,95 @@ __global__ void __launch_bounds__(THREADS, 1)
           if (col_hi < n) C[(row + 1) * n + col_hi] = d[4 * j + 3];
         }
       }
-    }
+    });
   }
+  // A block's shared memory must outlive the peer's last arrivals on its barriers.
+  if constexpr (CLUSTER > 1) ladder::cluster_sync();
 #endif
 }
 
 // ---- The host side ---------------------------------------------------------------------------------
 
-// The workspace: A and/or B re-pitched to a multiple of 16 bytes where TMA cannot read them in place.
-struct Workspace {
-  int64_t kp, np, a_floats, b_floats;
+// The kernel's launch: a cluster of CLUSTER blocks where CLUSTER > 1 (cudaLaunchKernelEx with the
+// cluster attribute; the kernel has no compile-time cluster size).
+struct Launch {
+  const CUtensorMap *map_a, *map_b;
+  unsigned blocks;
+  int64_t tiles_m, tiles_n, band_rows, sk_units;
+  size_t smem;
+  float* partials;
+  int* flags;
 };
-Workspace workspace_of(const Gemm& g) {
-  const int64_t kp = round_up(g.k, 4), np = round_up(g.n, 4);
-  return {kp, np, g.k % 4 ? round_up(g.m * kp, 64) : 0, g.n % 4 ? round_up(g.k * np, 64) : 0};
+template <int STAGES, bool Overlap, int CLUSTER>
+void launch_kernel(const Gemm& g, const Launch& l) {
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = CLUSTER;
+  cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(l.blocks);
+  config.blockDim = dim3(THREADS);
+  config.dynamicSmemBytes = l.smem;
+  config.stream = g.stream;
+  config.attrs = &cluster;
+  config.numAttrs = CLUSTER > 1 ? 1 : 0;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_tf32_wgmma_specialized<STAGES, Overlap, CLUSTER>, *l.map_a, *l.map_b,
+                                g.C, g.m, g.n, g.k, l.tiles_m, l.tiles_n, l.band_rows, l.sk_units, l.partials,
+                                l.flags));
+  CUDA_CHECK_LAUNCH();
 }
 
-size_t workspace_bytes(const Gemm& g) {
-  const Workspace w = workspace_of(g);
-  return static_cast<size_t>(w.a_floats + w.b_floats) * sizeof(float);
+struct Kernel {
+  const void* fn;
+  void (*launch)(const Gemm&, const Launch&);
+};
+template <int STAGES, int CLUSTER>
+constexpr Kernel kernel_of() {
+  return {reinterpret_cast<const void*>(sgemm_tf32_wgmma_specialized<STAGES, false, CLUSTER>),
+          launch_kernel<STAGES, false, CLUSTER>};
 }
 
 struct Candidate {
   const char* name;
   int stages;
   int band_rows;  // 0: square_band_rows (the default order); 1: row by row; else that many tile rows per band
-  const void* kernel;
-  void (*launch)(const CUtensorMap&, const CUtensorMap&, const Gemm&, unsigned, int64_t, int64_t, int64_t, size_t);
+  bool clusters;  // pairs of blocks share A's tile where the tile columns pair up (else one block a unit)
+  bool stream_k;  // the units that do not fill a whole wave split by k steps
+  bool variant;   // for comparison only: runs when asked for by name (--tile)
+  Kernel single, pair;  // the kernel without and with clusters of two
 };
-
-template <int STAGES, bool Overlap>
-void launch_stages(const CUtensorMap& map_a, const CUtensorMap& map_b, const Gemm& g, unsigned blocks,
-                   int64_t tiles_m, int64_t tiles_n, int64_t band_rows, size_t smem) {
-  sgemm_tf32_wgmma_specialized<STAGES, Overlap>
-      <<<blocks, THREADS, smem, g.stream>>>(map_a, map_b, g.C, g.m, g.n, g.k, tiles_m, tiles_n, band_rows);
-  CUDA_CHECK_LAUNCH();
+template <int STAGES, bool CLUSTERS = false>
+constexpr Candidate candidate(const char* name, bool stream_k, int band_rows = 0, bool variant = false) {
+  return {name, STAGES, band_rows, CLUSTERS, stream_k, variant, kernel_of<STAGES, 1>(),
+          kernel_of<STAGES, CLUSTERS ? 2 : 1>()};  // the cluster kernel only where it is used
 }
 
-template <int STAGES, bool Overlap>
-Candidate candidate(const char* name, int band_rows = 0) {
-  return {name, STAGES, band_rows, reinterpret_cast<const void*>(sgemm_tf32_wgmma_specialized<STAGES, Overlap>),
-          launch_stages<STAGES, Overlap>};
-}
-
-// Deepest first: the default is the deepest ring that fits the GPU's shared memory per block, its
-// tiles in bands of square_band_rows tile rows. For comparison (never picked by the rule), the same
-// kernel walking the tiles row by row (_rows) or in bands of 4 or 16 tile rows (_g4, _g16).
-const Candidate kCandidates[] = {candidate<4, false>("256x128x32_s4"), candidate<3, false>("256x128x32_s3"),
-                                 candidate<2, false>("256x128x32_s2"), candidate<4, false>("256x128x32_s4_rows", 1),
-                                 candidate<4, false>("256x128x32_s4_g4", 4), candidate<4, false>("256x128x32_s4_g16", 16)};
+// Deepest first: the default is the deepest ring that fits the GPU's shared memory per block, one
+// block a tile, every tile whole. For comparison (never picked by the rule; the chapter has their
+// numbers): clusters of two blocks sharing A's tile (_c2), stream-K for the last wave (_sk), and the
+// default kernel walking the tiles row by row (_rows) or in bands of 4 or 16 tile rows (_g4, _g16).
+const Candidate kCandidates[] = {
+    candidate<4>("256x128x32_s4", false),
+    candidate<3>("256x128x32_s3", false),
+    candidate<2>("256x128x32_s2", false),
+    candidate<4, true>("256x128x32_s4_c2", false, 0, true),
+    candidate<4>("256x128x32_s4_sk", true, 0, true),
+    candidate<4>("256x128x32_s4_rows", false, 1, true),
+    candidate<4>("256x128x32_s4_g4", false, 4, true),
+    candidate<4>("256x128x32_s4_g16", false, 16, true),
+};
 constexpr const char* kId = "sgemm/tf32_04_wgmma_specialized";
 
 size_t smem_of(const Candidate& c) { return size_t(c.stages) * kStageBytes + 1024; }
 
 struct Pick {
   const Candidate* c;
-  unsigned blocks;    // persistent blocks: at most the tiles, at most blocks/SM x SMs
+  Kernel kernel;
+  int cluster;        // blocks per unit
+  unsigned blocks;    // persistent blocks: a whole number of workers, at most the units' worth
   int64_t tiles_m, tiles_n;
   int64_t band_rows;  // tile rows per band of the tile order
+  int64_t sk_units;   // units split by k steps (0: none)
   std::string why;
 };
 
@@ -272,17 +428,30 @@ Pick pick(const Gemm& g) {
   const int64_t tiles_m = grid.blocks / grid.tiles_n;
   for (const Candidate& c : kCandidates) {
     if (!g.tile.empty() && g.tile != c.name) continue;
-    if (c.band_rows && g.tile.empty()) continue;  // the order variants run only when asked for
+    if (c.variant && g.tile.empty()) continue;
     if (smem_of(c) > g.dev->smem_per_block_optin) continue;
-    const int per_sm = ladder::blocks_per_sm(*g.dev, c.kernel, THREADS, smem_of(c));
+    const int per_sm = ladder::blocks_per_sm(*g.dev, c.single.fn, THREADS, smem_of(c));
     if (per_sm == 0) continue;
-    const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(grid.blocks, int64_t(g.dev->sm_count) * per_sm));
-    const int64_t band = c.band_rows ? std::min<int64_t>(c.band_rows, tiles_m) : square_band_rows(blocks, tiles_m, TM, TN);
-    return {&c, blocks, tiles_m, grid.tiles_n, band,
-            std::string(c.name) + (g.tile.empty() ? ": the deepest ring that fits " : " (--tile); fits ") +
-                std::to_string(g.dev->smem_per_block_optin / 1024) + " KB per block; persistent, " +
-                std::to_string(per_sm) + " block(s) per SM x " + std::to_string(g.dev->sm_count) + " SMs; bands of " +
-                std::to_string(band) + " tile rows"};
+    // Clusters of two where the tile columns pair up and two blocks fit together on a GPC.
+    const int64_t clusters = c.clusters && grid.tiles_n % 2 == 0
+                                 ? ladder::resident_clusters(*g.dev, c.pair.fn, THREADS, smem_of(c), 2)
+                                 : 0;
+    const int cluster = clusters > 0 ? 2 : 1;
+    const int64_t workers_max = cluster == 2 ? clusters : int64_t(g.dev->sm_count) * per_sm;
+    const int64_t units = tiles_m * (grid.tiles_n / cluster);
+    const int64_t workers = std::min(units, workers_max);
+    // Stream-K over one wave plus the remainder, where there is a remainder and a whole wave before it.
+    const int64_t sk_units = c.stream_k && units > workers && units % workers ? workers + units % workers : 0;
+    const unsigned blocks = static_cast<unsigned>(workers * cluster);
+    const int64_t band = c.band_rows ? std::min<int64_t>(c.band_rows, tiles_m)
+                                     : square_band_rows(workers, tiles_m, TM, TN * cluster);
+    std::string why = std::string(c.name) + (g.tile.empty() ? ": the deepest ring that fits " : " (--tile); fits ") +
+                      std::to_string(g.dev->smem_per_block_optin / 1024) + " KB per block; persistent, " +
+                      (cluster == 2 ? std::to_string(workers) + " clusters of 2 blocks sharing A's tile"
+                                    : std::to_string(workers) + " blocks") +
+                      "; bands of " + std::to_string(band) + " tile rows";
+    if (sk_units) why += "; stream-K over the first " + std::to_string(sk_units) + " of " + std::to_string(units) + (cluster == 2 ? " tile pairs" : " tiles");
+    return {&c, cluster == 2 ? c.pair : c.single, cluster, blocks, tiles_m, grid.tiles_n, band, sk_units, why};
   }
   if (!g.tile.empty()) {  // a known name (an unknown one exits 2 here) whose ring does not fit
     const Candidate& c = pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);
@@ -292,13 +461,34 @@ Pick pick(const Gemm& g) {
                                smem_of(kCandidates[2]), *g.dev);
 }
 
+// The workspace: A and/or B re-pitched to a multiple of 16 bytes where TMA cannot read them in place,
+// then the stream-K slots (a block's partial sums) and their flags.
+struct Workspace {
+  int64_t kp, np, a_floats, b_floats, partial_floats, flag_ints;
+};
+Workspace workspace_of(const Gemm& g, const Pick& p) {
+  const int64_t kp = round_up(g.k, 4), np = round_up(g.n, 4);
+  const int64_t slots = p.sk_units ? int64_t(p.blocks) : 0;
+  return {kp, np, g.k % 4 ? round_up(g.m * kp, 64) : 0, g.n % 4 ? round_up(g.k * np, 64) : 0, slots * kSlotFloats,
+          round_up(slots, 64)};
+}
+
+size_t workspace_bytes(const Gemm& g) {
+  const Workspace w = workspace_of(g, pick(g));
+  return static_cast<size_t>(w.a_floats + w.b_floats + w.partial_floats) * sizeof(float) +
+         static_cast<size_t>(w.flag_ints) * sizeof(int);
+}
+
 void launch(const Gemm& g) {
   if (!g.tile.empty()) pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);  // unknown: exit 2
   const Pick p = pick(g);
-  const Workspace w = workspace_of(g);
+  const Workspace w = workspace_of(g, p);
   float* const ap = w.a_floats ? static_cast<float*>(g.workspace) : nullptr;
   float* const bp = w.b_floats ? static_cast<float*>(g.workspace) + w.a_floats : nullptr;
-  // Step 1: only where a row pitch is not a multiple of 16 bytes: that operand re-pitched.
+  float* const partials = w.partial_floats ? static_cast<float*>(g.workspace) + w.a_floats + w.b_floats : nullptr;
+  int* const flags = w.flag_ints ? reinterpret_cast<int*>(partials + w.partial_floats) : nullptr;
+  // Step 1: only where a row pitch is not a multiple of 16 bytes: that operand re-pitched. Only where
+  // units are split: the flags cleared.
   if (ap) {
     pad_rows<<<ladder::resident_blocks(*g.dev, 256), 256, 0, g.stream>>>(g.A, ap, g.m, g.k, w.kp);
     CUDA_CHECK_LAUNCH();
@@ -307,15 +497,16 @@ void launch(const Gemm& g) {
     pad_rows<<<ladder::resident_blocks(*g.dev, 256), 256, 0, g.stream>>>(g.B, bp, g.k, g.n, w.np);
     CUDA_CHECK_LAUNCH();
   }
-  // Step 2: A seen as 256 x 32 boxes (K-major, wgmma's shared operand), B as 32 x 32 boxes (N-major,
-  // read into registers); both 128-byte swizzled.
-  const CUtensorMap map_a = ladder::make_tensor_map_2d(ap ? ap : g.A, g.m, g.k, ap ? w.kp : g.k, TM, BK,
+  if (flags) CUDA_CHECK(cudaMemsetAsync(flags, 0, static_cast<size_t>(w.flag_ints) * sizeof(int), g.stream));
+  // Step 2: A seen as 256 x 32 boxes (K-major, wgmma's shared operand; 128 x 32 for a cluster, each
+  // block loading half), B as 32 x 32 boxes (N-major, read into registers); both 128-byte swizzled.
+  const CUtensorMap map_a = ladder::make_tensor_map_2d(ap ? ap : g.A, g.m, g.k, ap ? w.kp : g.k, TM / p.cluster, BK,
                                                        CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_b = ladder::make_tensor_map_2d(bp ? bp : g.B, g.k, g.n, bp ? w.np : g.n, BK, 32,
                                                        CU_TENSOR_MAP_SWIZZLE_128B);
   const size_t smem = smem_of(*p.c);
-  ladder::require_shared_memory(p.c->kernel, smem, *g.dev, std::string(kId) + " " + p.c->name);
-  p.c->launch(map_a, map_b, g, p.blocks, p.tiles_m, p.tiles_n, p.band_rows, smem);
+  ladder::require_shared_memory(p.kernel.fn, smem, *g.dev, std::string(kId) + " " + p.c->name);
+  p.kernel.launch(g, {&map_a, &map_b, p.blocks, p.tiles_m, p.tiles_n, p.band_rows, p.sk_units, smem, partials, flags});
 }
 
 std::string describe(const Gemm& g) { return pick(g).why; }

@@ -457,6 +457,40 @@ INSTANTIATE_TEST_SUITE_P(MainSteps, SgemmTileGpu, testing::ValuesIn(ladder_test:
                            return ladder_test::param_name(p.param, "tiles");
                          });
 
+// tf32_04's comparison variants at a shape where they do what they are for, which the awkward sizes
+// above are too small for: more tiles than SMs, not a whole number of waves, so _sk splits the
+// last wave's tiles by k steps (some units in two pieces, one finishing with the other's partial
+// sums), and an even number of tile columns, so _c2 runs clusters of two blocks. Exact with integer
+// inputs, and verified with random ones; each names what it ran in its choice.
+TEST(SgemmTf32WgmmaVariantsGpu, ClustersAndStreamKVerifyWhereTheyApply) {
+  REQUIRE_GPU();
+  const std::string id = "sgemm/tf32_04_wgmma_specialized";
+  if (ladder_test::step_path(id).empty()) GTEST_SKIP() << id << " is not built";
+  const ladder_test::SeenDevice device = ladder_test::seen_device();
+  ASSERT_GT(device.sm_count, 0);
+  // 8 tile columns of 128; rows of 256 for about 1.5 waves of 256 x 128 tiles, one tile past half.
+  const int64_t rows = (3 * device.sm_count / 2 + 1 + 7) / 8;
+  ASSERT_NE(rows * 8 % device.sm_count, 0);
+  const struct {
+    const char* tile;
+    const char* choice;
+  } variants[] = {{"256x128x32_s4_sk", "stream-K over the first"}, {"256x128x32_s4_c2", "clusters of 2 blocks"}};
+  for (const auto& v : variants)
+    for (const Shape& s : {Shape{256 * rows, 1024, 100}, Shape{256 * rows - 3, 1024, 8}})
+      for (const char* init : {"integers", "random"}) {
+        SCOPED_TRACE(std::string(v.tile) + " at " + shape_name(s, false) + ", " + init);
+        std::vector<std::string> args = size_args(s, false);
+        for (const char* a : {"--json", "--no-ceiling", "--reps", "2", "--warmup", "1", "--tile", v.tile, "--init", init})
+          args.push_back(a);
+        const auto r = ladder_test::run_step(id, args);
+        ASSERT_VERIFIED(id, r);  // a GPU without sm_90a: skipped with the requirement
+        EXPECT_NE(r.output.find(v.choice), std::string::npos) << r.output;
+        if (std::string(init) == "integers") {
+          EXPECT_EQ(ladder_test::json_number(r.json, "max_err"), 0.0) << r.output;
+        }
+      }
+}
+
 // tf32_03/04 address their tiles by TMA's signed 32-bit coordinates: a side past 2^31 - 256 exits 2
 // naming the limit, before anything is allocated (k = 2^31 at m = n = 1 would need only 16 GB, and
 // would otherwise wrap and read zeros).
