@@ -22,6 +22,8 @@
 //                for step 10 to split; (260,516,600) — 16-byte copies, edge tiles in m, n and k, a
 //                ring of stages that wraps, and a split; steps that are not tunable reject --tile
 //                (cpu_sgemm_test);
+//   tf32_04      its comparison variants where they apply (more tiles than SMs, not whole waves):
+//                _sk splits tiles by k steps, _c2 runs clusters of two; exact with integer inputs;
 //   ceilings     the aat ceiling path (copy ceiling, cuBLAS extras) and the main one (cuBLAS).
 #include "sgemm/sgemm.cuh"
 #include "common/verify.h"
