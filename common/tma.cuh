@@ -11,6 +11,18 @@
 //                                   complete_tx::bytes: the box whose first element is (c0 along the
 //                                   contiguous dimension, c1 along rows) into dst (1024-byte aligned
 //                                   for the 128-byte swizzle). UTMALDG in SASS.
+//         tma_store_2d(map, c0, c1, src)
+//                                   cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: the box at
+//                                   src (shared; 1024-byte aligned for the 128-byte swizzle) to the
+//                                   matrix at (c0, c1), clipped at the matrix's edges. UTMASTG.
+//         fence_proxy_async_shared()  fence.proxy.async.shared::cta: this thread's ordinary stores to
+//                                   shared memory made visible to the copy engine (before the
+//                                   barrier after which one thread issues tma_store_2d)
+//         tma_store_commit()        cp.async.bulk.commit_group: this thread's stores since the last
+//                                   commit become one group
+//         tma_store_wait_read<N>()  cp.async.bulk.wait_group.read N: all but this thread's newest N
+//                                   groups have read their shared memory (it may be written again)
+//         tma_store_wait<N>()       cp.async.bulk.wait_group N: ... and written global memory
 // The map is a kernel parameter passed by value as `const __grid_constant__ CUtensorMap`: the copy
 // engine reads it from the parameter space (tma_load_2d takes its generic address).
 // Limits the encoder enforces (and make_tensor_map_2d checks first, naming them): the base 16-byte
@@ -91,6 +103,55 @@ __device__ __forceinline__ void tma_load_2d(void* smem_dst, const CUtensorMap* m
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1),
       "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar)))
       : "memory");
+#endif
+}
+
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int32_t c0, int32_t c1, const void* smem_src) {
+#ifdef LADDER_TMA_UNAVAILABLE
+  LADDER_TMA_UNAVAILABLE
+  (void)map;
+  (void)c0;
+  (void)c1;
+  (void)smem_src;
+#else
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(c0), "r"(c1), "r"(static_cast<uint32_t>(__cvta_generic_to_shared(smem_src)))
+               : "memory");
+#endif
+}
+
+__device__ __forceinline__ void fence_proxy_async_shared() {
+#ifdef LADDER_TMA_UNAVAILABLE
+  LADDER_TMA_UNAVAILABLE
+#else
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void tma_store_commit() {
+#ifdef LADDER_TMA_UNAVAILABLE
+  LADDER_TMA_UNAVAILABLE
+#else
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+
+template <int N>
+__device__ __forceinline__ void tma_store_wait_read() {
+#ifdef LADDER_TMA_UNAVAILABLE
+  LADDER_TMA_UNAVAILABLE
+#else
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+template <int N>
+__device__ __forceinline__ void tma_store_wait() {
+#ifdef LADDER_TMA_UNAVAILABLE
+  LADDER_TMA_UNAVAILABLE
+#else
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }
 #endif

@@ -19,7 +19,11 @@
 //    step 10's column pass read each row result with four 4-byte shared loads to get a lane the
 //    columns l, l + 32, l + 64, l + 96; here the row pass writes them there (four 4-byte shared
 //    stores once per row, through an XOR swizzle without bank conflicts) and the column pass
-//    reads one float4 per row, as for the other widths;
+//    reads one float4 per row, as for the other widths; and there the row pass keeps its pairs of
+//    rows in a loop instead of unrolled: such widths run all four offsets S at once, and eight
+//    copies of the row filter were more code than the SM's instruction caches keep (8191^2, K = 31:
+//    2.33 stalls per issued instruction waiting for instructions, 61% of the floor; rolled: 0.20
+//    and 68%);
 //  * with K - 1 < 32 every group of rows after the first completes one tile, so the rows kept in
 //    shared memory sit at the same place for every tile: the row pass of a group is one unrolled
 //    run (the offset S switched on once per group), the column pass and the stores read and write
@@ -41,7 +45,7 @@
 // per-block staging arithmetic for every strip; strength-reduced stores.
 // Costs: 15 x 2 kernels (odd K up to 31, float4 and 4-byte stores) and a longer build; code
 // that grows with K (a row filter of about 4K FMAs for each of the four offsets S); 72 registers
-// a thread (step 10: 80). Any other K (1, 33 ... 127) runs step 10's K-generic kernel, and the
+// a thread (step 10: 80; the odd-width kernels 80). Any other K (1, 33 ... 127) runs step 10's K-generic kernel, and the
 // record's `choice` says which ran.
 // Source: beyond the posts; templated kernels with compile-time loop bounds and __constant__
 // operands: CUDA C++ Programming Guide (constant memory; #pragma unroll).
@@ -293,11 +297,13 @@ __device__ __forceinline__ void row_filter_group(const float* buf, int rows, flo
 // .. (all at the offset kS), their results to `dst`, dst + 8 rows, .. The rows and the mid rows
 // they go to are the same in every such group, so every shared-memory address is a base the block
 // keeps and a constant offset; the offset S is switched on once per group.
-template <int K, int kVec, int kS>
+// kRolled: the pairs in a loop (one copy of the filter) instead of unrolled (row_filter_next_group
+// says when).
+template <int K, int kVec, int kS, bool kRolled = false>
 __device__ __forceinline__ void row_filter_rows(const float* rows, float* dst, int lane) {
   constexpr int kPitch = pitch_of(K), kRows = kGroupRows / kWarps;
   static_assert(kRows % 2 == 0, "rows are filtered in pairs");
-#pragma unroll
+#pragma unroll(kRolled ? 1 : kRows / 2)
   for (int k = 0; k < kRows; k += 2) {
     float4 o0, o1;
     row_filter_pair<K, kS>(rows + k * kWarps * kPitch, rows + (k + 1) * kWarps * kPitch, lane, o0, o1);
@@ -305,14 +311,22 @@ __device__ __forceinline__ void row_filter_rows(const float* rows, float* dst, i
     store_row_result<kVec>(dst + (k + 1) * kWarps * kTileW, o1, lane);
   }
 }
+// Widths that are not a multiple of 4 (kVec = 1) start their rows at all four offsets, a warp's
+// offset set by its rows (warp % 4), so all four cases below run at once on an SM. With the pairs
+// unrolled that was eight copies of the row filter, more code than the SM's instruction caches keep:
+// at 8191^2, K = 31, Nsight Compute counted 2.33 no-instruction stalls per issued instruction
+// (8192^2: 0.23). There the pair loop stays rolled, one copy of the filter per offset (0.20 stalls;
+// 61% -> 68% of the floor, the same at K = 17). Widths a multiple of 4 run one offset in every row
+// and keep the pairs unrolled.
 template <int K, int kVec>
 __device__ __forceinline__ void row_filter_next_group(const float* buf, float* dst, int s, int lane, int warp) {
   const float* rows = buf + warp * pitch_of(K);
+  constexpr bool kRolled = kVec != 4;
   switch (s) {
-    case 0: row_filter_rows<K, kVec, 0>(rows, dst, lane); break;
-    case 1: row_filter_rows<K, kVec, 1>(rows, dst, lane); break;
-    case 2: row_filter_rows<K, kVec, 2>(rows, dst, lane); break;
-    default: row_filter_rows<K, kVec, 3>(rows, dst, lane); break;
+    case 0: row_filter_rows<K, kVec, 0, kRolled>(rows, dst, lane); break;
+    case 1: row_filter_rows<K, kVec, 1, kRolled>(rows, dst, lane); break;
+    case 2: row_filter_rows<K, kVec, 2, kRolled>(rows, dst, lane); break;
+    default: row_filter_rows<K, kVec, 3, kRolled>(rows, dst, lane); break;
   }
 }
 
@@ -456,6 +470,9 @@ compiled_taps_pass(const float* __restrict__ in, float* __restrict__ out, int64_
           const float4* from = reinterpret_cast<const float4*>(rows + k * kWarps * kTileW) + lane;
           reinterpret_cast<float4*>(rows + (k * kWarps - kTileH) * kTileW)[lane] = *from;
         }
+      // Odd widths: a lane's row results are scattered over the float4s of other lanes
+      // (store_row_result), so every lane of the warp must have moved its float4 first.
+      if constexpr (kVec != 4) __syncwarp();
     }
     row_filter_next_group<K, kVec>(buffer(g), rows, s1, lane, warp);
     __syncthreads();

@@ -29,6 +29,10 @@
 //   * _sk: stream-K for the last partial wave (2,048 tiles on 132 SMs are 15.5 waves): 27% slower
 //     at 8192^3, 78% at 4096^3. The split pieces run at different k, so the blocks no longer read
 //     the same k slices of A and B at the same time: L2 hit rate 83% -> 54%, DRAM reads 4.4x.
+//   * _tma: C stored by TMA (32 rows at a time through two 8 KB staging buffers per consumer
+//     warpgroup, in the 32 KB four stages leave), so the warps hand the stores to the copy engine
+//     instead of issuing 128 4-byte stores a thread: 3.6% slower at 8192^3 in as many cycles (one
+//     profiled launch; a lower clock), the same at 4096^3.
 // Edges: TMA zero-fills past the matrices in m, n and k; the stores are predicated. TMA needs rows of
 // a multiple of 16 bytes: where k % 4 != 0 (A) or n % 4 != 0 (B) that operand is first copied to a
 // workspace with a padded pitch (inside the timed region; 4096^3 needs none).
@@ -38,7 +42,7 @@
 // 16 LDS.32 per consumer thread per k step of 32; stores of 4 bytes (Cᵀ in registers). The stores
 // cost 4% of the time at 8192^3 (measured by a build that skipped them): both consumer warpgroups
 // store at once, so the tensor cores wait for them (16-byte stores through a per-warp transpose in
-// shared memory were slower still).
+// shared memory were slower still, and so was handing them to TMA: _tma above).
 // Needs sm_90a (wgmma, setmaxnreg; its add_step line says NEEDS sm_90a); elsewhere the step exits 2
 // naming it. Sizes: m, n and k up to 2^31 - 256 (TMA's 32-bit coordinates); past that, exit 2.
 // Source: PTX ISA 8.x, "wgmma.mma_async" (register A), "setmaxnreg", "cp.async.bulk.tensor",
@@ -62,6 +66,10 @@ constexpr uint32_t kStageBytes = kATileBytes + kBBoxes * kBBoxBytes;
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 static_assert(BK * 4 == 128, "a tile row is one 128-byte swizzle row");
 static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "the register file");
+// The _tma variant's staging of C: per consumer warpgroup two buffers of 32 rows (m) x 64 columns (n),
+// each as two 32 x 32 boxes of the 128-byte swizzle (4 KB): 32 KB in all, beside four stages.
+constexpr uint32_t kCBoxBytes = 32 * 32 * 4, kCBufferBytes = 2 * kCBoxBytes;
+constexpr uint32_t kCStagingBytes = kConsumers * 2 * kCBufferBytes;
 
 // A thread's 4 fragment offsets (floats) inside a stage's B boxes, for k8 step 0 (+256 per step):
 // a[0] (row g, k t), a[1] (row g + 8, k t), a[2] (row g, k t + 4), a[3] (row g + 8, k t + 4). Element
@@ -133,6 +141,10 @@ __device__ __forceinline__ int flag_load_acquire(const int* flag) {
 __device__ __forceinline__ void consumers_sync() {
   asm volatile("bar.sync 1, %0;\n" ::"n"(128 * kConsumers) : "memory");
 }
+// One consumer warpgroup (128 threads), named barrier 2 + consumer.
+__device__ __forceinline__ void warpgroup_sync(int consumer) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(2 + consumer) : "memory");
+}
 
 // A consumer waits for each k step's wgmmas (wait_group 0) before it loads the next step's fragments,
 // and relies on the other consumer warpgroup to keep the tensor cores busy meanwhile. Loading the
@@ -140,12 +152,12 @@ __device__ __forceinline__ void consumers_sync() {
 // ptxas 13.0 then serialises the wgmmas (C7513: registers defined by non-wgmma instructions inside
 // a pipeline stage) and the kernel ran 11% slower (the chapter); Overlap = true keeps that variant
 // compilable for the comparison, but no candidate instantiates it.
-template <int STAGES, bool Overlap, int CLUSTER>
+template <int STAGES, bool Overlap, int CLUSTER, bool TmaStore>
 __global__ void __launch_bounds__(THREADS, 1)
     sgemm_tf32_wgmma_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                                 float* __restrict__ C, int64_t m, int64_t n, int64_t k, int64_t tiles_m,
-                                 int64_t tiles_n, int64_t band_rows, int64_t sk_units, float* __restrict__ partials,
-                                 int* __restrict__ flags) {
+                                 const __grid_constant__ CUtensorMap map_c, float* __restrict__ C, int64_t m, int64_t n,
+                                 int64_t k, int64_t tiles_m, int64_t tiles_n, int64_t band_rows, int64_t sk_units,
+                                 float* __restrict__ partials, int* __restrict__ flags) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // wgmma and setmaxnreg need sm_90a; the launcher exits 2 before launching elsewhere
 #else
@@ -316,8 +328,49 @@ __global__ void __launch_bounds__(THREADS, 1)
       }
 
       // Step 5: the accumulators hold Cᵀ: row 16 w + g of the wgmma is n = n_lo, row 16 w + g + 8 is
-      // n_lo + 4; column 8 j + 2 t (+ 1) is m. Predicated 4-byte stores.
+      // n_lo + 4; column 8 j + 2 t (+ 1) is m.
       const int t4 = lane % 4;
+      if constexpr (TmaStore) {
+        // _tma: 32 rows at a time into a staging buffer (two swizzled 32 x 32 boxes of this
+        // warpgroup's 64 columns), then one thread hands both boxes to the copy engine, which writes
+        // them to C (clipped at C's edges) while the warps go on: to the next rows, then the next
+        // tile's k steps. Two buffers per warpgroup: before the barrier that publishes a buffer,
+        // the issuing thread waits until the previous buffer's stores have read it, so the next
+        // rows may overwrite it. Element (r, c) of a box sits at r * 128 + ((c / 4) ^ (r % 8)) * 16
+        // + (c % 4) * 4 bytes; a thread's rows are 2 t4 (+ 1) mod 8.
+        uint8_t* const buffers = smem + STAGES * kStageBytes + consumer * 2 * kCBufferBytes;
+        uint8_t* const my_box = buffers + warp / 2 * kCBoxBytes;  // this warp's 32 columns
+        const int nn = f.n_lo % 32;                                // its column inside the box
+        auto at = [&](int e, int h) {  // row 2 t4 + e, column nn + 4 h
+          return (2 * t4 + e) * 128 + ((((nn >> 2) + h) ^ (2 * t4 + e)) << 4) + (nn & 3) * 4;
+        };
+        const int off[2][2] = {{at(0, 0), at(0, 1)}, {at(1, 0), at(1, 1)}};
+        const bool issuer = ctid % 128 == 0;
+#pragma unroll
+        for (int round = 0; round < TM / 32; ++round) {
+          const uint32_t buffer = (round & 1) * kCBufferBytes;
+#pragma unroll
+          for (int jj = 0; jj < 4; ++jj)  // rows 8 jj + 2 t4 (+ 1) of the round: accumulators j
+#pragma unroll
+            for (int e = 0; e < 2; ++e)
+#pragma unroll
+              for (int h = 0; h < 2; ++h)
+                *reinterpret_cast<float*>(my_box + buffer + jj * 1024 + off[e][h]) =
+                    d[4 * (4 * round + jj) + 2 * h + e];
+          ladder::fence_proxy_async_shared();
+          if (issuer) ladder::tma_store_wait_read<0>();  // the other buffer's stores have read it
+          warpgroup_sync(consumer);
+          if (issuer) {
+#pragma unroll
+            for (int b = 0; b < 2; ++b)
+              ladder::tma_store_2d(&map_c, static_cast<int32_t>(n0 + 64 * consumer + 32 * b),
+                                   static_cast<int32_t>(m0 + 32 * round), buffers + buffer + b * kCBoxBytes);
+            ladder::tma_store_commit();
+          }
+        }
+        return;
+      }
+      // Predicated 4-byte stores.
       const int64_t col_lo = n0 + f.n_lo, col_hi = col_lo + 4;
 #pragma unroll
       for (int j = 0; j < TM / 8; ++j) {
@@ -333,8 +386,11 @@ __global__ void __launch_bounds__(THREADS, 1)
       }
     });
   }
-  // A block's shared memory must outlive the peer's last arrivals on its barriers.
+  // A block's shared memory must outlive the peer's last arrivals on its barriers, and the copy
+  // engine's last reads of the staging buffers.
   if constexpr (CLUSTER > 1) ladder::cluster_sync();
+  if constexpr (TmaStore)
+    if (wg > 0 && (tid - 128) % 128 == 0) ladder::tma_store_wait<0>();
 #endif
 }
 
@@ -343,14 +399,14 @@ __global__ void __launch_bounds__(THREADS, 1)
 // The kernel's launch: a cluster of CLUSTER blocks where CLUSTER > 1 (cudaLaunchKernelEx with the
 // cluster attribute; the kernel has no compile-time cluster size).
 struct Launch {
-  const CUtensorMap *map_a, *map_b;
+  const CUtensorMap *map_a, *map_b, *map_c;
   unsigned blocks;
   int64_t tiles_m, tiles_n, band_rows, sk_units;
   size_t smem;
   float* partials;
   int* flags;
 };
-template <int STAGES, bool Overlap, int CLUSTER>
+template <int STAGES, bool Overlap, int CLUSTER, bool TmaStore>
 void launch_kernel(const Gemm& g, const Launch& l) {
   cudaLaunchAttribute cluster{};
   cluster.id = cudaLaunchAttributeClusterDimension;
@@ -363,9 +419,9 @@ void launch_kernel(const Gemm& g, const Launch& l) {
   config.stream = g.stream;
   config.attrs = &cluster;
   config.numAttrs = CLUSTER > 1 ? 1 : 0;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_tf32_wgmma_specialized<STAGES, Overlap, CLUSTER>, *l.map_a, *l.map_b,
-                                g.C, g.m, g.n, g.k, l.tiles_m, l.tiles_n, l.band_rows, l.sk_units, l.partials,
-                                l.flags));
+  CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_tf32_wgmma_specialized<STAGES, Overlap, CLUSTER, TmaStore>, *l.map_a,
+                                *l.map_b, *l.map_c, g.C, g.m, g.n, g.k, l.tiles_m, l.tiles_n, l.band_rows,
+                                l.sk_units, l.partials, l.flags));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -373,10 +429,10 @@ struct Kernel {
   const void* fn;
   void (*launch)(const Gemm&, const Launch&);
 };
-template <int STAGES, int CLUSTER>
+template <int STAGES, int CLUSTER, bool TmaStore = false>
 constexpr Kernel kernel_of() {
-  return {reinterpret_cast<const void*>(sgemm_tf32_wgmma_specialized<STAGES, false, CLUSTER>),
-          launch_kernel<STAGES, false, CLUSTER>};
+  return {reinterpret_cast<const void*>(sgemm_tf32_wgmma_specialized<STAGES, false, CLUSTER, TmaStore>),
+          launch_kernel<STAGES, false, CLUSTER, TmaStore>};
 }
 
 struct Candidate {
@@ -387,16 +443,23 @@ struct Candidate {
   bool stream_k;  // the units that do not fill a whole wave split by k steps
   bool variant;   // for comparison only: runs when asked for by name (--tile)
   Kernel single, pair;  // the kernel without and with clusters of two
+  Kernel tma;           // the kernel storing C through the copy engine (_tma; fn null where none)
 };
 template <int STAGES>
 constexpr Candidate candidate(const char* name, bool clusters, bool stream_k, int band_rows = 0, bool variant = false) {
-  return {name, STAGES, band_rows, clusters, stream_k, variant, kernel_of<STAGES, 1>(), kernel_of<STAGES, 2>()};
+  return {name, STAGES, band_rows, clusters, stream_k, variant, kernel_of<STAGES, 1>(), kernel_of<STAGES, 2>(), {}};
+}
+template <int STAGES>
+constexpr Candidate tma_store_candidate(const char* name) {
+  return {name, STAGES, 0, false, false, true, kernel_of<STAGES, 1>(), kernel_of<STAGES, 2>(),
+          kernel_of<STAGES, 1, true>()};
 }
 
 // Deepest first: the default is the deepest ring that fits the GPU's shared memory per block, one
 // block a tile, every tile whole. For comparison (never picked by the rule; the chapter has their
-// numbers): clusters of two blocks sharing A's tile (_c2), stream-K for the last wave (_sk), and the
-// default kernel walking the tiles row by row (_rows) or in bands of 4 or 16 tile rows (_g4, _g16).
+// numbers): clusters of two blocks sharing A's tile (_c2), stream-K for the last wave (_sk), the
+// default kernel walking the tiles row by row (_rows) or in bands of 4 or 16 tile rows (_g4, _g16),
+// and C stored by TMA (_tma; where n % 4 != 0 it runs the default's stores).
 const Candidate kCandidates[] = {
     candidate<4>("256x128x32_s4", false, false),
     candidate<3>("256x128x32_s3", false, false),
@@ -406,10 +469,13 @@ const Candidate kCandidates[] = {
     candidate<4>("256x128x32_s4_rows", false, false, 1, true),
     candidate<4>("256x128x32_s4_g4", false, false, 4, true),
     candidate<4>("256x128x32_s4_g16", false, false, 16, true),
+    tma_store_candidate<4>("256x128x32_s4_tma"),
 };
 constexpr const char* kId = "sgemm/tf32_04_wgmma_specialized";
 
-size_t smem_of(const Candidate& c) { return size_t(c.stages) * kStageBytes + 1024; }
+size_t smem_of(const Candidate& c) {
+  return size_t(c.stages) * kStageBytes + 1024 + (c.tma.fn ? kCStagingBytes : 0);
+}
 
 struct Pick {
   const Candidate* c;
@@ -419,6 +485,7 @@ struct Pick {
   int64_t tiles_m, tiles_n;
   int64_t band_rows;  // tile rows per band of the tile order
   int64_t sk_units;   // units split by k steps (0: none)
+  bool tma_store;     // C stored through the copy engine (needs rows of C a multiple of 16 bytes)
   std::string why;
 };
 
@@ -429,7 +496,8 @@ Pick pick(const Gemm& g) {
     if (!g.tile.empty() && g.tile != c.name) continue;
     if (c.variant && g.tile.empty()) continue;
     if (smem_of(c) > g.dev->smem_per_block_optin) continue;
-    const int per_sm = ladder::blocks_per_sm(*g.dev, c.single.fn, THREADS, smem_of(c));
+    const bool tma_store = c.tma.fn && g.n % 4 == 0;
+    const int per_sm = ladder::blocks_per_sm(*g.dev, tma_store ? c.tma.fn : c.single.fn, THREADS, smem_of(c));
     if (per_sm == 0) continue;
     // Clusters of two where the tile columns pair up and two blocks fit together on a GPC.
     const int64_t clusters = c.clusters && grid.tiles_n % 2 == 0
@@ -450,7 +518,9 @@ Pick pick(const Gemm& g) {
                                     : std::to_string(workers) + " blocks") +
                       "; bands of " + std::to_string(band) + " tile rows";
     if (sk_units) why += "; stream-K over the first " + std::to_string(sk_units) + " of " + std::to_string(units) + (cluster == 2 ? " tile pairs" : " tiles");
-    return {&c, cluster == 2 ? c.pair : c.single, cluster, blocks, tiles_m, grid.tiles_n, band, sk_units, why};
+    if (c.tma.fn) why += tma_store ? "; C stored by TMA from 32 KB of staging" : "; n % 4 != 0: C stored by threads";
+    const Kernel kernel = tma_store ? c.tma : cluster == 2 ? c.pair : c.single;
+    return {&c, kernel, cluster, blocks, tiles_m, grid.tiles_n, band, sk_units, tma_store, why};
   }
   if (!g.tile.empty()) {  // a known name (an unknown one exits 2 here) whose ring does not fit
     const Candidate& c = pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);
@@ -503,9 +573,13 @@ void launch(const Gemm& g) {
                                                        CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_b = ladder::make_tensor_map_2d(bp ? bp : g.B, g.k, g.n, bp ? w.np : g.n, BK, 32,
                                                        CU_TENSOR_MAP_SWIZZLE_128B);
+  // C seen as 32 x 32 boxes (the _tma variant's stores; the other kernels ignore the map).
+  const CUtensorMap map_c =
+      p.tma_store ? ladder::make_tensor_map_2d(g.C, g.m, g.n, g.n, 32, 32, CU_TENSOR_MAP_SWIZZLE_128B) : map_a;
   const size_t smem = smem_of(*p.c);
   ladder::require_shared_memory(p.kernel.fn, smem, *g.dev, std::string(kId) + " " + p.c->name);
-  p.kernel.launch(g, {&map_a, &map_b, p.blocks, p.tiles_m, p.tiles_n, p.band_rows, p.sk_units, smem, partials, flags});
+  p.kernel.launch(g, {&map_a, &map_b, &map_c, p.blocks, p.tiles_m, p.tiles_n, p.band_rows, p.sk_units, smem, partials,
+                      flags});
 }
 
 std::string describe(const Gemm& g) { return pick(g).why; }

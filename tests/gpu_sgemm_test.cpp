@@ -23,7 +23,9 @@
 //                ring of stages that wraps, and a split; steps that are not tunable reject --tile
 //                (cpu_sgemm_test);
 //   tf32_04      its comparison variants where they apply (more tiles than SMs, not whole waves):
-//                _sk splits tiles by k steps, _c2 runs clusters of two; exact with integer inputs;
+//                _sk splits tiles by k steps, _c2 runs clusters of two, _tma stores C by TMA (rows
+//                of C a multiple of 16 bytes; the awkward sizes above run its fallback and its
+//                clipped edge tiles); exact with integer inputs;
 //   ceilings     the aat ceiling path (copy ceiling, cuBLAS extras) and the main one (cuBLAS).
 #include "sgemm/sgemm.cuh"
 #include "common/verify.h"
@@ -462,9 +464,10 @@ INSTANTIATE_TEST_SUITE_P(MainSteps, SgemmTileGpu, testing::ValuesIn(ladder_test:
 // tf32_04's comparison variants at a shape where they do what they are for, which the awkward sizes
 // above are too small for: more tiles than SMs, not a whole number of waves, so _sk splits the
 // last wave's tiles by k steps (some units in two pieces, one finishing with the other's partial
-// sums), and an even number of tile columns, so _c2 runs clusters of two blocks. Exact with integer
-// inputs, and verified with random ones; each names what it ran in its choice.
-TEST(SgemmTf32WgmmaVariantsGpu, ClustersAndStreamKVerifyWhereTheyApply) {
+// sums), and an even number of tile columns, so _c2 runs clusters of two blocks; n % 4 == 0, so _tma
+// stores C through the copy engine (the second shape with a clipped last tile row). Exact with
+// integer inputs, and verified with random ones; each names what it ran in its choice.
+TEST(SgemmTf32WgmmaVariantsGpu, EachVariantVerifiesWhereItApplies) {
   REQUIRE_GPU();
   const std::string id = "sgemm/tf32_04_wgmma_specialized";
   if (ladder_test::step_path(id).empty()) GTEST_SKIP() << id << " is not built";
@@ -476,7 +479,9 @@ TEST(SgemmTf32WgmmaVariantsGpu, ClustersAndStreamKVerifyWhereTheyApply) {
   const struct {
     const char* tile;
     const char* choice;
-  } variants[] = {{"256x128x32_s4_sk", "stream-K over the first"}, {"256x128x32_s4_c2", "clusters of 2 blocks"}};
+  } variants[] = {{"256x128x32_s4_sk", "stream-K over the first"},
+                  {"256x128x32_s4_c2", "clusters of 2 blocks"},
+                  {"256x128x32_s4_tma", "C stored by TMA"}};
   for (const auto& v : variants)
     for (const Shape& s : {Shape{256 * rows, 1024, 100}, Shape{256 * rows - 3, 1024, 8}})
       for (const char* init : {"integers", "random"}) {
