@@ -14,6 +14,8 @@
 //                        CTA scope) order this thread's own shared-memory reads before the arrival,
 //                        which is all a stage's consumer must promise; .release.cluster would add a
 //                        MEMBAR.ALL.GPU to every arrival (measured: the kernel 2.75x slower)
+//   cluster_dimension(blocks)   (host) the launch attribute for clusters of `blocks` blocks along x,
+//                        for cudaLaunchKernelEx and cudaOccupancyMaxActiveClusters
 //   tma_load_2d_multicast(dst, map, c0, c1, bar, mask)
 //                        tma_load_2d (common/tma.cuh) whose box is written at dst's offset in the
 //                        shared memory of every block in `mask` (bit r: rank r), completing its bytes
@@ -38,6 +40,14 @@
 #endif
 
 namespace ladder {
+
+inline cudaLaunchAttribute cluster_dimension(unsigned blocks) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = blocks;
+  attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
+  return attribute;
+}
 
 __device__ __forceinline__ uint32_t cluster_rank() {
 #ifdef LADDER_CLUSTER_UNAVAILABLE

@@ -2,6 +2,7 @@
 
 #include "common/buffers.h"
 #include "common/check.h"
+#include "common/cluster.cuh"
 #include "common/nvtx.h"
 #include "common/step.h"
 
@@ -322,10 +323,7 @@ int resident_clusters(const DeviceInfo& dev, const void* kernel, int threads, si
   const int per_sm = blocks_per_sm(dev, kernel, threads, dynamic_smem);  // also grants the shared memory
   int clusters = 0;
   if (per_sm > 0) {
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
-    attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
+    cudaLaunchAttribute attribute = cluster_dimension(static_cast<unsigned>(cluster));
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(cluster));
     config.blockDim = dim3(static_cast<unsigned>(threads));

@@ -408,10 +408,7 @@ struct Launch {
 };
 template <int STAGES, bool Overlap, int CLUSTER, bool TmaStore>
 void launch_kernel(const Gemm& g, const Launch& l) {
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = CLUSTER;
-  cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+  cudaLaunchAttribute cluster = ladder::cluster_dimension(CLUSTER);
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(l.blocks);
   config.blockDim = dim3(THREADS);
