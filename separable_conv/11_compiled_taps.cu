@@ -130,9 +130,10 @@ __device__ __forceinline__ void stage_group(float* buf, const float* __restrict_
 // column: which of the lane's 16-byte pieces exist and which of their floats lie inside a row are
 // worked out once per block, and only the row index and the element index `at` step from one
 // group to the next.
-template <int K>
+// kStagedPitch: the floats between staged rows (step 13 pads its rows further).
+template <int K, int kStagedPitch = pitch_of(K)>
 struct NextGroups {
-  static constexpr int kPitch = pitch_of(K), kPieces = kPitch / 4, kIters = (kPieces + kLanes - 1) / kLanes;
+  static constexpr int kPitch = kStagedPitch, kPieces = kPitch / 4, kIters = (kPieces + kLanes - 1) / kLanes;
   static constexpr int kRows = kGroupRows / kWarps;  // rows per warp and group: w, w + 8, ..
   static_assert(kPieces > kLanes && 4 * kIters <= 32, "every lane has a first piece; the masks fit 32 bits");
   int64_t y;       // image row of this warp's first row in the next group

@@ -142,7 +142,7 @@ TEST_P(SeparableConvTiles, EveryTileVerifies) {
   SKIP_IF_ALL_SKIPPED(runs, skipped);
 }
 
-// One run of a step with a kernel chosen by K (steps 11 and 12): verified (or refused for a reason
+// One run of a step with a kernel chosen by K (steps 11, 12 and 13): verified (or refused for a reason
 // the GPU justifies, then recorded in `skipped`), the record's choice starting with `choice`, and,
 // where the harness dumped the images, every pixel checked here too.
 void expect_compiled_kernel(const std::string& id, const Shape& s, const std::string& choice,
@@ -194,6 +194,30 @@ TEST(SeparableConvLongFilters, EveryLongKernelVerifies) {
     }
   expect_compiled_kernel(id, {131, 45, 33}, "K = 33 has no compiled kernel", &skipped);
   expect_compiled_kernel(id, {131, 45, 17}, "K = 17 compiled in: ", &skipped);
+  runs += 2;
+  SKIP_IF_ALL_SKIPPED(runs, skipped);
+}
+
+// Step 13 has a kernel for each odd K from 3 to 31 on widths that are a multiple of 4: each of them
+// on an image narrower than a tile, one a few tiles wide and tall, and one tall and wide enough that
+// a segment holds several tiles (each group's row results move from the second slot to the first),
+// checked from the dump as well; the record says which kernel ran. An odd width runs step 11's
+// kernel, K = 63 step 12's.
+TEST(SeparableConvSlidingWindow, EveryCompiledKVerifies) {
+  REQUIRE_GPU();
+  const std::string id = "separable_conv/13_sliding_window";
+  const auto ids = ladder_test::steps_of("separable_conv");
+  if (std::find(ids.begin(), ids.end(), id) == ids.end()) GTEST_SKIP() << id << " is not in this build";
+  std::vector<std::string> skipped;
+  int runs = 0;
+  for (int k = 3; k <= 31; k += 2)
+    for (const Shape& s : {Shape{100, 9, k}, Shape{256, 37, k}, Shape{4096, 1000, k}}) {
+      expect_compiled_kernel(id, s, "K = " + std::to_string(k) + " compiled in, runs of 16", &skipped);
+      ++runs;
+    }
+  expect_compiled_kernel(id, {131, 45, 31}, "a width that is not a multiple of 4: step 11's kernel, K = 31 compiled in",
+                         &skipped);
+  expect_compiled_kernel(id, {260, 70, 63}, "K = 63 compiled in, 3 slots", &skipped);
   runs += 2;
   SKIP_IF_ALL_SKIPPED(runs, skipped);
 }
