@@ -2138,6 +2138,59 @@ def fig_slots():
     return fig
 
 
+@figure("separable_conv/img/fig_sliding_window.png")
+def fig_sliding_window():
+    """Who computes what in one group of 32 rows x 128 columns, K = 31. Step 11's row pass: a warp a
+    row, a lane 4 outputs from its own window of K + 3 floats (lane l's window overlaps lane l + 1's in
+    all but 4 floats). Step 13's row pass: a lane a row (lane i: row i), a warp 16 columns; one lane's
+    window is 16 + K - 1 floats for 16 outputs. Step 13's column pass: a thread a column of 16 outputs
+    (lane l of warp w: column 32 (w % 4) + l, rows 16 (w / 4) ..), reading 16 + K - 1 rows. Bytes loaded
+    from shared memory per output at K = 31 under each panel."""
+    K, W, H = 31, 128, 32
+    fig = new_fig(11, 5.4, f"Sliding windows (step 13): who computes what in a group of {H} rows × {W} columns, K = {K}")
+    panels = [0.02, 0.35, 0.68]
+    # Step 11's row pass: one row, the windows of lanes 0-2
+    ax = grid_ax(fig, [panels[0], 0.22, 0.30, 0.66], (-6, W + 6), (-20, H + 12), equal=False)
+    text(ax, W / 2, -15, "step 11, row pass:\na warp a row, a lane 4 outputs", fs=9, fontweight="bold")
+    for r in range(H):
+        box(ax, 0, r, W, 1, fc=OI["lightgrey"] if r != 5 else OI["grey"], lw=0.15)
+    for lane in range(32):
+        box(ax, 4 * lane, 5, 4, 1, fc=CYCLE8[lane % 8], lw=0.3)
+    for i, lane in enumerate([0, 1, 2]):
+        y = 9 + 3 * i
+        box(ax, 4 * lane, y, 4 + K - 1, 1.6, fc=CYCLE8[lane % 8], lw=0.5, alpha=0.8)
+        text(ax, 4 * lane + 4 + K + 1, y + 0.8, f"lane {lane}: {4 + K - 1} floats → 4 outputs", fs=6.8, ha="left")
+    text(ax, W / 2, H + 6, f"≈ {((3 + K + 2) // 4 + 1) * 16 / 4:.0f} B loaded per output (9–10 float4s for 4)", fs=8)
+    # Step 13's row pass
+    ax = grid_ax(fig, [panels[1], 0.22, 0.30, 0.66], (-6, W + 6), (-20, H + 12), equal=False)
+    text(ax, W / 2, -15, "step 13, row pass:\na lane a row, a warp 16 columns", fs=9, fontweight="bold")
+    for w in range(8):
+        box(ax, 16 * w, 0, 16, H, fc=CYCLE8[w], lw=0.4, alpha=0.35, text=f"warp {w}", fs=6.5)
+    for r in range(0, H, 4):
+        text(ax, -3, r + 0.5, f"{r}", fs=5.5)
+    text(ax, -3, -2, "lane", fs=5.5)
+    box(ax, 32, 5, 16, 1, fc=CYCLE8[2], lw=0.6)
+    box(ax, 32, 5, 16 + K - 1, 1, fc="none", ec=OI["black"], lw=1.0)
+    text(ax, 32 + 16 + K + 1, 5.5, f"warp 2, lane 5:\n{16 + K - 1} floats → 16", fs=6.8, ha="left")
+    text(ax, W / 2, H + 6, f"≈ {((16 + K - 2) // 4 + 1) * 16 / 16:.0f} B loaded per output ({(16 + K - 2) // 4 + 1} float4s for 16)", fs=8)
+    # Step 13's column pass
+    ax = grid_ax(fig, [panels[2], 0.22, 0.30, 0.66], (-6, W + 6), (-20, H + 12), equal=False)
+    text(ax, W / 2, -15, "step 13, column pass:\na thread a column of 16 outputs", fs=9, fontweight="bold")
+    for w in range(8):
+        box(ax, 32 * (w % 4), 16 * (w // 4), 32, 16, fc=CYCLE8[w], lw=0.4, alpha=0.35)
+        text(ax, 32 * (w % 4) + 1.5, 16 * (w // 4) + 2.5, f"warp {w}", fs=6.5, ha="left")
+    box(ax, 32 + 7, 16, 1, 16, fc=CYCLE8[5], lw=0.8)
+    text(ax, 32 + 10, 25, "warp 5, lane 7:\ncolumn 39, rows 16–31;\nreads rows 16–61\nof the row results", fs=6.8, ha="left")
+    text(ax, W / 2, H + 6, f"≈ {(16 + K - 1) * 4 / 16:.1f} B loaded per output (step 11: {(4 + K - 1) * 16 / 16:.0f})", fs=8)
+    note(fig, 0.02, 0.13,
+         "13_sliding_window.cu: each value a thread loads from shared memory meets every tap that reaches one of "
+         "its 16 outputs, so the loads per output shrink from (K + 3) / 4 to (K + 15) / 16. A quarter-warp's "
+         "16-byte loads in the row pass read one column of 8 consecutive rows: the rows are padded to 4 × an odd "
+         "number of floats (164 staged, 132 row results), which puts those 8 loads in 8 different groups of "
+         "4 banks.", fs=7.9)
+    return fig
+
+
 # ====================================================================================================
 # docs (suite-wide)
 # ====================================================================================================

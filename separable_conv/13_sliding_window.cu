@@ -14,7 +14,7 @@
 //    share banks unless the rows are padded: staged rows and row results are 4 x an odd number of
 //    floats apart, so those 8 loads of 16 bytes cover all 32 banks;
 //  * the column pass gives 16 rows of one column to a thread: lane l of warp w computes column
-//    32 (w % 4) + l, rows 16 (w / 4) .. + 15, loading K + 15 floats (11 bytes per output at
+//    32 (w % 4) + l, rows 16 (w / 4) .. + 15, loading K + 15 floats (11.5 bytes per output at
 //    K = 31); a warp's loads and stores are 32 consecutive floats;
 //  * the row results of a tile live in step 12's two slots of 32 rows: each group is filtered into
 //    the second after each lane moved its own part of it (its row, its 16 columns) to the first,
