@@ -16,27 +16,32 @@
 //  * the column pass gives 16 rows of one column to a thread: lane l of warp w computes column
 //    32 (w % 4) + l, rows 16 (w / 4) .. + 15, loading K + 15 floats (11.5 bytes per output at
 //    K = 31); a warp's loads and stores are 32 consecutive floats;
-//  * the row results of a tile live in step 12's two slots of 32 rows: each group is filtered into
-//    the second after each lane moved its own part of it (its row, its 16 columns) to the first,
-//    which needs no barrier and no warp sync.
-// Nsight Compute (the chapter's table): 0.31 wavefronts per pixel instead of 0.70, a quarter of the
-// short-scoreboard stalls.
-// Only widths that are a multiple of 4: there every staged row starts at the same offset S in its
-// 16-byte piece (one compiled window of four runs). At other widths neighbouring rows start at
-// different S, and with a lane per row the four windows would diverge within a warp; the ways
-// tried around that (the appendix) did not beat step 11's kernel, which runs them here.
+//  * the row results of a tile live in step 12's slots of 32 rows (two up to K = 33, three at
+//    K = 63): each group is filtered into the last after each lane moved its own part of the others
+//    (its row, its 16 columns) down one slot, which needs no barrier and no warp sync. K = 63 also
+//    keeps step 12's one cp.async stage, so that three blocks share an SM.
+// Nsight Compute (the chapter): at K = 31 0.31 wavefronts per pixel instead of 0.70, an eighth of the
+// short-scoreboard stalls; at K = 63, where the roofline is the FMA floor, 0.50 instead of 1.27
+// against step 12, and the SMs issue in 83% of their cycles instead of 79%.
+// Odd K from 3 to 31 and K = 63, on widths that are a multiple of 4: there every staged row starts
+// at the same offset S in its 16-byte piece (one of the four compiled windows runs). At other widths
+// neighbouring rows start at different S, and with a lane per row the four windows would diverge
+// within a warp; the ways tried around that (the appendix) did not beat step 11's kernel, and those
+// widths run as in step 12.
 // The taps stay constant-bank operands and every output sums its taps in step 11's order, so the
 // images are step 11's, bit for bit.
 // Changes from step 11: 16 outputs per thread along the filter's direction in both passes; a lane
 // per row in the row pass; padded rows in shared memory; 4-byte stores; step 12's slots.
 // Costs: 16 global stores per 16 outputs where step 11 issued 4 of a float4, each with a 64-bit
-// address step; 16 accumulators a thread in each pass (72 registers); shared memory for the padding
-// and the second slot (75,776 bytes a block at K = 31: still 3 blocks per SM). Other widths run
-// step 11's kernel, K = 63 and 127 step 12's, any other K step 10's.
+// address step; 16 accumulators a thread in each pass (72 registers, 80 at K = 63); shared memory
+// for the padding and the second slot (75,776 bytes a block at K = 31 and at K = 63: 3 blocks
+// per SM). Other widths run as in step 12 (step 11's kernel up to K = 31, step 12's at K = 63);
+// K = 127 runs step 12's kernel (five padded slots would leave room for one block per SM), any other
+// K step 10's.
 // Source: beyond the posts; register blocking along the filter's direction is step 10's sliding
 // window carried to both passes; shared-memory banks and wavefronts: CUDA C++ Best Practices Guide
 // (shared memory) and Nsight Compute's memory tables.
-// Run: build/bin/separable_conv_13_sliding_window --taps 31
+// Run: build/bin/separable_conv_13_sliding_window --taps 31 (or --taps 63)
 #include "12_long_filters.cu"  // step 11's taps, staging and kernels; step 12's long K
 
 #include <string>
@@ -51,7 +56,8 @@ using register_blocked::kTileW;
 using strip_pipeline::kGroupRows;
 
 constexpr int kMinTaps = 3, kMaxTaps = 31;  // odd K in between have a kernel here
-constexpr int kWarps = 8, kStages = 2, kMinBlocks = 3;
+constexpr int kLongTaps = 63;                // and this one, with three slots and one stage
+constexpr int kWarps = 8, kMinBlocks = 3;
 constexpr int kRun = 16;            // outputs per thread and pass, along the filter's direction
 constexpr int kTileH = kGroupRows;  // one group of input rows completes one tile
 // The row pass: lane i takes row i of a group, warp w columns 16 w .. 16 w + 15.
@@ -64,11 +70,12 @@ static_assert(kWarps / kColumnWarps * kRun == kTileH, "the column pass covers a 
 constexpr int padded_pitch(int floats) { return 4 * ((floats + 3) / 4 + ((floats + 3) / 4 + 1) % 2); }
 constexpr int kMidPitch = padded_pitch(kTileW);                             // row results: 132
 constexpr int staged_pitch(int k) { return padded_pitch(k + kTileW + 2); }  // S + 128 + K - 1, S <= 3
-constexpr int kSlots = 2;  // 32 + K - 1 <= 64 rows of row results for every K here
-static_assert(kTileH + kMaxTaps - 1 <= kSlots * kGroupRows, "a tile's row results fit two slots");
+// Step 12's slots of row results (2 up to K = 33, 3 at K = 63) and cp.async stages (one at K = 63,
+// so that three blocks still share an SM).
+constexpr int stages_of(int k) { return k <= kMaxTaps ? 2 : 1; }
 constexpr size_t shared_bytes_of(int k) {
-  return sizeof(float) * (static_cast<size_t>(kSlots) * kGroupRows * kMidPitch +
-                          static_cast<size_t>(kStages) * kGroupRows * staged_pitch(k));
+  return sizeof(float) * (static_cast<size_t>(long_filters::slots_of(k)) * kGroupRows * kMidPitch +
+                          static_cast<size_t>(stages_of(k)) * kGroupRows * staged_pitch(k));
 }
 
 // A lane's 16 row results: out[q] = sum_{j<K} c_row_taps[j] * row[kS + q + j], from the float4s of
@@ -127,14 +134,15 @@ __device__ __forceinline__ void column_filter_run(const float* top, float (&acc)
 }
 
 // The strip pass with both filters sliding along runs of 16, for widths that are a multiple of 4
-// (every staged row starts at the same offset S; launch() sends the others to step 11). Group g
-// (input rows y_in + 32 g ..) is row-filtered into slot min(g, 1); from group 1 on, the two slots
-// hold the row results tile g - 1 needs (rows 0 .. K + 30 of them), and its column pass follows.
+// (every staged row starts at the same offset S; launch() sends the others elsewhere). Group g
+// (input rows y_in + 32 g ..) is row-filtered into slot min(g, kSlots - 1); from group kSlots - 1 on,
+// the slots hold the row results tile g - kSlots + 1 needs (rows 0 .. K + 30 of them), and its
+// column pass follows (step 12's slots).
 template <int K>
 __global__ void __launch_bounds__(kWarps * kLanes, kMinBlocks)
 sliding_window_pass(const float* __restrict__ in, float* __restrict__ out, int64_t width, int64_t height,
                     int64_t seg_rows) {
-  constexpr int kR = K / 2, kPitch = staged_pitch(K);
+  constexpr int kR = K / 2, kPitch = staged_pitch(K), kSlots = long_filters::slots_of(K), kStages = stages_of(K);
   extern __shared__ float4 smem[];
   const int lane = threadIdx.x, warp = threadIdx.y;
   float* mid = reinterpret_cast<float*>(smem);            // 2 slots x 32 rows of row results
@@ -163,24 +171,30 @@ sliding_window_pass(const float* __restrict__ in, float* __restrict__ out, int64
   int64_t y = ya + tile_row;
   float* at = out + y * width + x0 + tile_col;
 
-  for (int g = 0; g < kStages - 1; ++g) issue(g);
+  for (int g = 0; g < std::max(kStages - 1, 1); ++g) issue(g);
   for (int64_t g = 0; g < groups; ++g) {
-    // Group g + 1 into the buffer the row pass of g - 1 read before the last barrier; wait for g.
-    issue(g + kStages - 1);
+    // Two stages: group g + 1 into the buffer the row pass of g - 1 read before the last barrier.
+    // Then wait for group g.
+    if constexpr (kStages > 1) issue(g + kStages - 1);
     ladder::cp_async_wait<kStages - 1>();
     next.zero_outside(buffer(g), lane, warp);
     __syncthreads();
-    // The row pass of group g. From group 2 on each lane first moves its own row results (its row,
-    // its 16 columns) from the second slot to the first: the only thread that overwrites them next
-    // is itself, and the barrier above ended the column pass that read them.
-    float* results = g == 0 ? first_slot : last_slot;
+    // The row pass of group g. From group kSlots on each lane first moves its own row results (its
+    // row, its 16 columns) down one slot: the only thread that overwrites them next is itself, and
+    // the barrier above ended the column pass that read them.
+    float* results = g >= kSlots - 1 ? last_slot : first_slot + static_cast<int>(g) * kGroupRows * kMidPitch;
     if (g >= kSlots) {
 #pragma unroll
-      for (int j = 0; j < kRun / 4; ++j)
-        reinterpret_cast<float4*>(first_slot)[j] = reinterpret_cast<const float4*>(last_slot)[j];
+      for (int slot = 0; slot + 1 < kSlots; ++slot)
+#pragma unroll
+        for (int j = 0; j < kRun / 4; ++j) {
+          float4* row = reinterpret_cast<float4*>(first_slot + slot * kGroupRows * kMidPitch) + j;
+          *row = row[kGroupRows * kMidPitch / 4];
+        }
     }
     row_pass<K>(buffer(g) + staged_at, results, s);
     __syncthreads();
+    if constexpr (kStages == 1) issue(g + 1);  // the stage is free: the copy overlaps the column pass
     if (g < kSlots - 1) continue;
     // The column pass of tile g - 1 and its stores (4-byte, a warp's 32 consecutive columns), with
     // the streaming hint (step 08); only the image's last tile tests rows, its last strip columns.
@@ -219,28 +233,29 @@ struct SlidingPass {
   }
 };
 
-// Launches the kernel compiled for K = a.taps (a fold over the odd K from 3 to 31).
+// Launches the kernel compiled for K = a.taps (a fold over the odd K from 3 to 31; K = 63 apart).
 template <int... Ks>
 void launch_compiled(const Args& a, std::integer_sequence<int, Ks...>) {
   (void)((a.taps == 2 * Ks + kMinTaps ? (SlidingPass<2 * Ks + kMinTaps>::launch(a), true) : false) || ...);
 }
 using CompiledTaps = std::make_integer_sequence<int, (kMaxTaps - kMinTaps) / 2 + 1>;
 
-bool compiled(int k) { return k >= kMinTaps && k <= kMaxTaps && k % 2 == 1; }
+bool compiled(int k) { return (k >= kMinTaps && k <= kMaxTaps && k % 2 == 1) || k == kLongTaps; }
 
-void load_taps(const Args& a) {
-  if (compiled(a.taps)) return compiled_taps::load_taps(a);  // the same K, the same __constant__ taps
-  long_filters::load_taps(a);
-}
+void load_taps(const Args& a) { long_filters::load_taps(a); }  // the same K, the same __constant__ taps
 
 // Widths that are not a multiple of 4 start neighbouring rows at different offsets S, and a warp's
 // lanes here are different rows: none of the ways tried to run them here beat step 11's kernel
-// (the chapter's appendix), so step 11's kernel runs them, and the record's choice says so.
+// (the chapter's appendix), so they run as in step 12 (step 11's kernel up to K = 31, step 12's at
+// 63 and 127), and the record's choice says so.
 void launch(const Args& a) {
-  if (!compiled(a.taps)) return long_filters::launch(a);  // K = 63, 127: step 12's kernels; others step 10's
-  if (a.width % 4 == 0) return launch_compiled(a, CompiledTaps{});
-  compiled_taps::launch(a);
-  if (a.choice) *a.choice = "a width that is not a multiple of 4: step 11's kernel, " + *a.choice;
+  if (!compiled(a.taps)) return long_filters::launch(a);  // K = 127: step 12's kernel; other K step 10's
+  if (a.width % 4 == 0) {
+    if (a.taps == kLongTaps) return SlidingPass<kLongTaps>::launch(a);
+    return launch_compiled(a, CompiledTaps{});
+  }
+  long_filters::launch(a);
+  if (a.choice) *a.choice = "a width that is not a multiple of 4, as step 12: " + *a.choice;
 }
 
 const Step kStep{"separable_conv/13_sliding_window", launch,

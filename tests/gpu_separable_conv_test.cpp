@@ -215,10 +215,16 @@ TEST(SeparableConvSlidingWindow, EveryCompiledKVerifies) {
       expect_compiled_kernel(id, s, "K = " + std::to_string(k) + " compiled in, runs of 16", &skipped);
       ++runs;
     }
-  expect_compiled_kernel(id, {131, 45, 31}, "a width that is not a multiple of 4: step 11's kernel, K = 31 compiled in",
+  for (const Shape& s : {Shape{100, 9, 63}, Shape{256, 37, 63}, Shape{4096, 1000, 63}}) {
+    expect_compiled_kernel(id, s, "K = 63 compiled in, runs of 16", &skipped);
+    ++runs;
+  }
+  expect_compiled_kernel(id, {131, 45, 31}, "a width that is not a multiple of 4, as step 12: K = 31 compiled in: ",
                          &skipped);
-  expect_compiled_kernel(id, {260, 70, 63}, "K = 63 compiled in, 3 slots", &skipped);
-  runs += 2;
+  expect_compiled_kernel(id, {131, 45, 63}, "a width that is not a multiple of 4, as step 12: K = 63 compiled in, 3 slots",
+                         &skipped);
+  expect_compiled_kernel(id, {260, 70, 127}, "K = 127 compiled in, 5 slots", &skipped);
+  runs += 3;
   SKIP_IF_ALL_SKIPPED(runs, skipped);
 }
 
