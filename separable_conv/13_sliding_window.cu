@@ -34,7 +34,7 @@
 // per row in the row pass; padded rows in shared memory; 4-byte stores; step 12's slots.
 // Costs: 16 global stores per 16 outputs where step 11 issued 4 of a float4, each with a 64-bit
 // address step; 16 accumulators a thread in each pass (72 registers, 80 at K = 63); shared memory
-// for the padding and the second slot (75,776 bytes a block at K = 31 and at K = 63: 3 blocks
+// for the padding and step 12's slots (75,776 bytes a block at K = 31 and at K = 63: 3 blocks
 // per SM). Other widths run as in step 12 (step 11's kernel up to K = 31, step 12's at K = 63);
 // K = 127 runs step 12's kernel (five padded slots would leave room for one block per SM), any other
 // K step 10's.
