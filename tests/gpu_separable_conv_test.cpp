@@ -198,11 +198,11 @@ TEST(SeparableConvLongFilters, EveryLongKernelVerifies) {
   SKIP_IF_ALL_SKIPPED(runs, skipped);
 }
 
-// Step 13 has a kernel for each odd K from 3 to 31 on widths that are a multiple of 4: each of them
-// on an image narrower than a tile, one a few tiles wide and tall, and one tall and wide enough that
-// a segment holds several tiles (each group's row results move from the second slot to the first),
-// checked from the dump as well; the record says which kernel ran. An odd width runs step 11's
-// kernel, K = 63 step 12's.
+// Step 13 has a kernel for each odd K from 3 to 31 and for K = 63 on widths that are a multiple of
+// 4: each of them on an image narrower than a tile, one a few tiles wide and tall, and one tall and
+// wide enough that a segment holds several tiles (each group's row results move down a slot),
+// checked from the dump as well; the record says which kernel ran. An odd width runs as in step 12
+// (step 11's kernel at K = 31, step 12's at 63), and K = 127 step 12's kernel.
 TEST(SeparableConvSlidingWindow, EveryCompiledKVerifies) {
   REQUIRE_GPU();
   const std::string id = "separable_conv/13_sliding_window";
