@@ -145,7 +145,7 @@ sliding_window_pass(const float* __restrict__ in, float* __restrict__ out, int64
   constexpr int kR = K / 2, kPitch = staged_pitch(K), kSlots = long_filters::slots_of(K), kStages = stages_of(K);
   extern __shared__ float4 smem[];
   const int lane = threadIdx.x, warp = threadIdx.y;
-  float* mid = reinterpret_cast<float*>(smem);            // 2 slots x 32 rows of row results
+  float* mid = reinterpret_cast<float*>(smem);            // kSlots x 32 rows of row results
   float* stage = mid + kSlots * kGroupRows * kMidPitch;  // kStages buffers of 32 staged input rows
 
   const int64_t x0 = int64_t(blockIdx.x) * kTileW;
@@ -196,8 +196,8 @@ sliding_window_pass(const float* __restrict__ in, float* __restrict__ out, int64
     __syncthreads();
     if constexpr (kStages == 1) issue(g + 1);  // the stage is free: the copy overlaps the column pass
     if (g < kSlots - 1) continue;
-    // The column pass of tile g - 1 and its stores (4-byte, a warp's 32 consecutive columns), with
-    // the streaming hint (step 08); only the image's last tile tests rows, its last strip columns.
+    // The column pass of tile g - kSlots + 1 and its stores (4-byte, a warp's 32 consecutive columns),
+    // with the streaming hint (step 08); only the image's last tile tests rows, its last strip columns.
     float acc[kRun];
     column_filter_run<K>(column_top, acc);
     if (col_inside) {
