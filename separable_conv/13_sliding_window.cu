@@ -171,7 +171,7 @@ sliding_window_pass(const float* __restrict__ in, float* __restrict__ out, int64
   int64_t y = ya + tile_row;
   float* at = out + y * width + x0 + tile_col;
 
-  for (int g = 0; g < std::max(kStages - 1, 1); ++g) issue(g);
+  issue(0);  // one or two stages: group 0 is the only one in flight before the loop
   for (int64_t g = 0; g < groups; ++g) {
     // Two stages: group g + 1 into the buffer the row pass of g - 1 read before the last barrier.
     // Then wait for group g.
