@@ -11,8 +11,14 @@
 //    FMA takes its tap from the constant bank as an operand (ptxas: ULDC into uniform registers,
 //    FFMA R, R, UR, R): no tap loads from shared memory, no tap registers per thread;
 //  * the row filter of a lane is one straight run over its window: (S + K + 2) / 4 + 1 float4
-//    loads per row (S = 0-3, the row's offset in its 16-byte piece, still compiled for each S) and
-//    4K FMAs per row; no loop, no ring, no tail;
+//    loads per row (S = 0-3, the row's offset in its float4, still compiled for each S) and 4K
+//    FMAs per row; no loop, no ring, no tail;
+//  * each row is copied from the start of the 32-byte sector that holds its first column, not of
+//    the 16-byte piece: a 16-byte copy that starts in the middle of a sector costs the L2 an extra
+//    request (step 13 at a width of 8196, where every other row starts mid-sector: 46% more L2 read
+//    requests, 71% of the floor against 77-78% at 8192 and 8200). A row then starts 0-7 floats into
+//    its staged copy; the filter compiled for that offset mod 4 reads from a float4 further on where
+//    it is 4 or more. 8191^2: 68% -> 69-71% of the floor at K = 31, 71% -> 72-73% at K = 17;
 //  * the column filter slides down the P rows of a thread in one run: each of the P + K - 1 rows it
 //    reads is loaded once and feeds the P outputs that need it, each with its own constant tap.
 //  * widths that are not a multiple of 4 (4-byte stores, a warp writing 32 consecutive floats):
@@ -43,7 +49,8 @@
 // Changes from step 10: a kernel per K (3 ... 31); taps in __constant__ memory; unrolled filters;
 // swizzled row results for odd widths; fixed shared-memory layout, two barriers per group;
 // per-block staging arithmetic for every strip; strength-reduced stores.
-// Costs: 15 x 2 kernels (odd K up to 31, float4 and 4-byte stores) and a longer build; code
+// Costs: 15 x 2 kernels (odd K up to 31, float4 and 4-byte stores) and a longer build; 4 floats
+// more a staged row (1 KB of shared memory a block: 74,752 bytes at K = 31, still 3 a block); code
 // that grows with K (a row filter of about 4K FMAs for each of the four offsets S); 72 registers
 // a thread (step 10: 80; the odd-width kernels 80). Any other K (1, 33 ... 127) runs step 10's
 // K-generic kernel, and the record's `choice` says which ran.
@@ -73,13 +80,23 @@ constexpr int kWarps = 8, kP = 4, kStages = 2, kMinBlocks = 3;
 constexpr int kTileH = kWarps * kP;
 static_assert(kTileH % kGroupRows == 0, "a tile's rows end a group");
 
-// Floats per staged input row (step 10's layout(K).pitch): S + 128 + K - 1 for any S <= 3.
+// Floats per staged input row (step 10's layout(K).pitch): S + 128 + K - 1 for any S <= 3, a row
+// copied from the 16-byte piece that holds its first column (step 12's own kernels).
 constexpr int pitch_of(int k) { return 4 * ((k + 130 + 3) / 4); }
+// This step's: S + 128 + K - 1 for any S <= 7, a row copied from its 32-byte sector.
+constexpr int sector_pitch_of(int k) { return 4 * ((k + 134 + 3) / 4); }
+
+// The offset S of element (y, x) of img in its 32-byte sector, 0 .. 7 floats (step 10's row_offset:
+// in its 16-byte piece). Rows a multiple of 8 apart share it.
+__device__ __forceinline__ int sector_offset(const float* img, int64_t y, int64_t x, int64_t width) {
+  return static_cast<int>((static_cast<uint64_t>(reinterpret_cast<uintptr_t>(img) >> 2) +
+                           static_cast<uint64_t>(y * width + x)) & 7u);
+}
 
 // Step 10's stage_group with the row length known, for a segment's first group (the K - 1 rows
 // above its first tile; NextGroups below copies the others): input rows y0 .. y0 + rows - 1 into
-// buf, row y from column cs = x0 - R - S(y), zeros outside the image. Warp w copies rows w, w + 8,
-// w + 16, w + 24; its lanes take consecutive 16-byte pieces. Step 10 worked out each row's start
+// buf, row y from column cs = x0 - R - S(y) (S its sector_offset), zeros outside the image. Warp w
+// copies rows w, w + 8, w + 16, w + 24; its lanes take consecutive 16-byte pieces. Step 10 worked out each row's start
 // and bounds in 64-bit arithmetic and ran a general loop over a row's pieces (about 75
 // instructions per row and warp for one or two copies per lane: a quarter of all it issued). Here
 // the row's element index steps by 8 rows, the piece loop has a fixed trip count (pitch / 4 /
@@ -89,10 +106,10 @@ constexpr int pitch_of(int k) { return 4 * ((k + 130 + 3) / 4); }
 template <int K>
 __device__ __forceinline__ void stage_group(float* buf, const float* __restrict__ in, int64_t y0, int rows, int64_t x0,
                                             int64_t width, int64_t height, int lane, int warp) {
-  constexpr int kR = K / 2, kPitch = pitch_of(K), kPieces = kPitch / 4;
+  constexpr int kR = K / 2, kPitch = sector_pitch_of(K), kPieces = kPitch / 4;
   constexpr int kIters = (kPieces + kLanes - 1) / kLanes;
-  static_assert(kGroupRows % kWarps == 0 && kWarps % 4 == 0, "a warp's rows share their offset S");
-  const int64_t cs = x0 - kR - strip_pipeline::row_offset(in, y0 + warp, x0 - kR, width);
+  static_assert(kGroupRows % kWarps == 0 && kWarps % 8 == 0, "a warp's rows share their offset S");
+  const int64_t cs = x0 - kR - sector_offset(in, y0 + warp, x0 - kR, width);
   const bool columns_inside = cs >= 0 && cs + kPitch <= width;
   int64_t at = (y0 + warp) * width + cs + 4 * lane;  // this lane's first float of row y0 + i
 #pragma unroll
@@ -274,16 +291,17 @@ __device__ __forceinline__ void store_row_result(float* row, float4 v, int lane)
 }
 
 // Step 10's row pass of one staged group, with the fixed-K filter: warp w filters rows w, w +
-// kWarps, .. in pairs; all rows of a warp share the offset s (a multiple of 4 rows apart).
+// kWarps, .. in pairs; all rows of a warp share the offset s (a multiple of 8 rows apart), 0 .. 7:
+// the filter compiled for s % 4, from float4 s / 4 of the staged row on.
 template <int K, int kVec>
 __device__ __forceinline__ void row_filter_group(const float* buf, int rows, float* dst, int s, int lane, int warp) {
-  constexpr int kPitch = pitch_of(K);
+  constexpr int kPitch = sector_pitch_of(K);
   for (int i = warp; i < rows; i += 2 * kWarps) {
     const int i1 = i + kWarps < rows ? i + kWarps : i;  // a lone last row is filtered twice, stored once
-    const float* r0 = buf + i * kPitch;
-    const float* r1 = buf + i1 * kPitch;
+    const float* r0 = buf + i * kPitch + 4 * (s / 4);
+    const float* r1 = buf + i1 * kPitch + 4 * (s / 4);
     float4 o0, o1;
-    switch (s) {
+    switch (s % 4) {
       case 0: row_filter_pair<K, 0>(r0, r1, lane, o0, o1); break;
       case 1: row_filter_pair<K, 1>(r0, r1, lane, o0, o1); break;
       case 2: row_filter_pair<K, 2>(r0, r1, lane, o0, o1); break;
@@ -299,10 +317,10 @@ __device__ __forceinline__ void row_filter_group(const float* buf, int rows, flo
 // they go to are the same in every such group, so every shared-memory address is a base the block
 // keeps and a constant offset; the offset S is switched on once per group.
 // kRolled: the pairs in a loop (one copy of the filter) instead of unrolled (row_filter_next_group
-// says when).
-template <int K, int kVec, int kS, bool kRolled = false>
+// says when). kPitch: floats between staged rows (this step's sector_pitch_of, step 12's pitch_of).
+template <int K, int kVec, int kS, int kPitch, bool kRolled = false>
 __device__ __forceinline__ void row_filter_rows(const float* rows, float* dst, int lane) {
-  constexpr int kPitch = pitch_of(K), kRows = kGroupRows / kWarps;
+  constexpr int kRows = kGroupRows / kWarps;
   static_assert(kRows % 2 == 0, "rows are filtered in pairs");
 #pragma unroll(kRolled ? 1 : kRows / 2)
   for (int k = 0; k < kRows; k += 2) {
@@ -319,15 +337,16 @@ __device__ __forceinline__ void row_filter_rows(const float* rows, float* dst, i
 // (8192^2: 0.23). There the pair loop stays rolled, one copy of the filter per offset (0.20 stalls;
 // 61% -> 68% of the floor, the same at K = 17). Widths a multiple of 4 run one offset in every row
 // and keep the pairs unrolled.
-template <int K, int kVec>
+// s: the rows' offset, 0 .. 7 (the filter for s % 4 from float4 s / 4 on; step 12 passes 0 .. 3).
+template <int K, int kVec, int kPitch = pitch_of(K)>
 __device__ __forceinline__ void row_filter_next_group(const float* buf, float* dst, int s, int lane, int warp) {
-  const float* rows = buf + warp * pitch_of(K);
+  const float* rows = buf + warp * kPitch + 4 * (s / 4);
   constexpr bool kRolled = kVec != 4;
-  switch (s) {
-    case 0: row_filter_rows<K, kVec, 0, kRolled>(rows, dst, lane); break;
-    case 1: row_filter_rows<K, kVec, 1, kRolled>(rows, dst, lane); break;
-    case 2: row_filter_rows<K, kVec, 2, kRolled>(rows, dst, lane); break;
-    default: row_filter_rows<K, kVec, 3, kRolled>(rows, dst, lane); break;
+  switch (s % 4) {
+    case 0: row_filter_rows<K, kVec, 0, kPitch, kRolled>(rows, dst, lane); break;
+    case 1: row_filter_rows<K, kVec, 1, kPitch, kRolled>(rows, dst, lane); break;
+    case 2: row_filter_rows<K, kVec, 2, kPitch, kRolled>(rows, dst, lane); break;
+    default: row_filter_rows<K, kVec, 3, kPitch, kRolled>(rows, dst, lane); break;
   }
 }
 
@@ -415,7 +434,7 @@ template <int K, int kVec>
 __global__ void __launch_bounds__(kWarps * kLanes, kMinBlocks)
 compiled_taps_pass(const float* __restrict__ in, float* __restrict__ out, int64_t width, int64_t height,
                    int64_t seg_rows) {
-  constexpr int kR = K / 2, kPitch = pitch_of(K), kHalo = K - 1, kMidRows = kTileH + kHalo;
+  constexpr int kR = K / 2, kPitch = sector_pitch_of(K), kHalo = K - 1, kMidRows = kTileH + kHalo;
   static_assert(kHalo < kGroupRows, "group 0 is the halo above the first tile; each later group completes a tile");
   static_assert(kHalo <= kTileH, "the halo rows move to mid rows that neither they nor the row pass occupy");
   extern __shared__ float4 smem[];
@@ -427,10 +446,10 @@ compiled_taps_pass(const float* __restrict__ in, float* __restrict__ out, int64_
   const int64_t ya = int64_t(blockIdx.y) * seg_rows, y_in = ya - kR;  // first output row, first input row
   const int64_t groups = 1 + ceil_div(std::min(seg_rows, height - ya), kTileH);  // the halo, then one per tile
   auto buffer = [&](int64_t g) { return stage + static_cast<int>(g % kStages) * kGroupRows * kPitch; };
-  // Groups 1, 2, ..: this warp's rows start at offset s1 in their 16-byte piece (rows 32 apart).
+  // Groups 1, 2, ..: this warp's rows start at offset s1 in their 32-byte sector (rows 32 apart).
   const int64_t y1 = y_in + kHalo + warp;
-  const int s1 = strip_pipeline::row_offset(in, y1, x0 - kR, width);
-  NextGroups<K> next(y1, x0 - kR - s1, width, lane);
+  const int s1 = sector_offset(in, y1, x0 - kR, width);
+  NextGroups<K, kPitch> next(y1, x0 - kR - s1, width, lane);
   // Every thread commits one group per call, empty past the end, so the counts stay in step.
   auto issue = [&](int64_t g) {
     if (g == 0) stage_group<K>(buffer(0), in, y_in, kHalo, x0, width, height, lane, warp);
@@ -454,7 +473,7 @@ compiled_taps_pass(const float* __restrict__ in, float* __restrict__ out, int64_
     __syncthreads();
     // Step 2: the row pass of group g: the halo rows into mid rows 0 .., a later group after them.
     if (g == 0) {
-      const int s0 = strip_pipeline::row_offset(in, y_in + warp, x0 - kR, width);
+      const int s0 = sector_offset(in, y_in + warp, x0 - kR, width);
       row_filter_group<K, kVec>(buffer(0), kHalo, mid, s0, lane, warp);
       __syncthreads();
       continue;
@@ -475,7 +494,7 @@ compiled_taps_pass(const float* __restrict__ in, float* __restrict__ out, int64_
       // (store_row_result), so every lane of the warp must have moved its float4 first.
       if constexpr (kVec != 4) __syncwarp();
     }
-    row_filter_next_group<K, kVec>(buffer(g), rows, s1, lane, warp);
+    row_filter_next_group<K, kVec, kPitch>(buffer(g), rows, s1, lane, warp);
     __syncthreads();
     // Step 3: the column pass of tile g - 1 and its stores.
     column_pass_tile<K, kVec>(mid, lane, warp, all_columns, cols, width, height, y, at);
@@ -487,7 +506,7 @@ struct CompiledPass {
   static const void* kernel() { return reinterpret_cast<const void*>(compiled_taps_pass<K, kVec>); }
   static void launch(const Args& a) {
     const size_t bytes = sizeof(float) * (static_cast<size_t>(kTileH + K - 1) * kTileW +
-                                          static_cast<size_t>(kStages) * kGroupRows * pitch_of(K));
+                                          static_cast<size_t>(kStages) * kGroupRows * sector_pitch_of(K));
     const strip_pipeline::StripGrid grid =
         strip_pipeline::strip_grid(a, kernel(), kWarps * kLanes, bytes, kTileH, "the compiled-taps pass");
     compiled_taps_pass<K, kVec><<<dim3(grid.seg.strips, grid.seg.count), dim3(kLanes, kWarps), bytes, a.stream>>>(

@@ -163,7 +163,7 @@ long_filter_pass(const float* __restrict__ in, float* __restrict__ out, int64_t 
       __syncwarp();  // the odd-width row results are scattered across the lanes of a row
     }
     if constexpr (kVec == 4) compiled_taps::row_filter_next_group<K, kVec>(stage, rows, s, lane, warp);
-    else compiled_taps::row_filter_rows<K, kVec, 0>(stage + warp * kPitch, rows, lane);
+    else compiled_taps::row_filter_rows<K, kVec, 0, kPitch>(stage + warp * kPitch, rows, lane);
     __syncthreads();
     issue(g + 1);  // the stage is free again: the copy of the next group overlaps the column pass
     if (g < kSlots - 1) continue;
