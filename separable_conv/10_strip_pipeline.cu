@@ -61,10 +61,13 @@ __host__ __device__ inline Layout layout(int k) {
 }
 
 // Where column x of row y sits in its 16-byte piece of memory (0-3): the offset S at which the row,
-// staged from the piece's start, begins. Any width, any 4-byte aligned image pointer.
+// staged from the piece's start, begins. Any width, any 4-byte aligned image pointer. kFloats = 8:
+// in its 32-byte sector (0-7; step 11 stages rows from the sector's start).
+template <unsigned kFloats = 4>
 __device__ __forceinline__ int row_offset(const float* img, int64_t y, int64_t x, int64_t width) {
+  static_assert(kFloats == 4 || kFloats == 8, "a 16-byte piece or a 32-byte sector");
   return static_cast<int>((static_cast<uint64_t>(reinterpret_cast<uintptr_t>(img) >> 2) +
-                           static_cast<uint64_t>(y * width + x)) & 3u);
+                           static_cast<uint64_t>(y * width + x)) & (kFloats - 1));
 }
 
 // Issues the copies of input rows y0 .. y0 + rows - 1 into buf (rows `pitch` floats apart): row y

@@ -86,11 +86,10 @@ constexpr int pitch_of(int k) { return 4 * ((k + 130 + 3) / 4); }
 // This step's: S + 128 + K - 1 for any S <= 7, a row copied from its 32-byte sector.
 constexpr int sector_pitch_of(int k) { return 4 * ((k + 134 + 3) / 4); }
 
-// The offset S of element (y, x) of img in its 32-byte sector, 0 .. 7 floats (step 10's row_offset:
-// in its 16-byte piece). Rows a multiple of 8 apart share it.
+// The offset S of element (y, x) of img in its 32-byte sector, 0 .. 7 floats. Rows a multiple of 8
+// apart share it.
 __device__ __forceinline__ int sector_offset(const float* img, int64_t y, int64_t x, int64_t width) {
-  return static_cast<int>((static_cast<uint64_t>(reinterpret_cast<uintptr_t>(img) >> 2) +
-                           static_cast<uint64_t>(y * width + x)) & 7u);
+  return strip_pipeline::row_offset<8>(img, y, x, width);
 }
 
 // Step 10's stage_group with the row length known, for a segment's first group (the K - 1 rows
