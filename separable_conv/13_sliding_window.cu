@@ -20,7 +20,7 @@
 //    K = 63): each group is filtered into the last after each lane moved its own part of the others
 //    (its row, its 16 columns) down one slot, which needs no barrier and no warp sync. K = 63 also
 //    keeps step 12's one cp.async stage, so that three blocks share an SM.
-// Nsight Compute (the chapter): at K = 31 0.31 wavefronts per pixel instead of 0.70, an eighth of the
+// Nsight Compute (the chapter): at K = 31 0.31 wavefronts per pixel instead of 0.69, an eighth of the
 // short-scoreboard stalls; at K = 63, where the roofline is the FMA floor, 0.50 instead of 1.27
 // against step 12, and the SMs issue in 83% of their cycles instead of 79%.
 // Odd K from 3 to 31 and K = 63, on widths that are a multiple of 4: there every staged row starts
