@@ -329,13 +329,13 @@ __device__ __forceinline__ void row_filter_rows(const float* rows, float* dst, i
     store_row_result<kVec>(dst + (k + 1) * kWarps * kTileW, o1, lane);
   }
 }
-// Widths that are not a multiple of 4 (kVec = 1) start their rows at all four offsets, a warp's
-// offset set by its rows (warp % 4), so all four cases below run at once on an SM. With the pairs
+// Widths that are not a multiple of 4 (kVec = 1) start their rows at all four offsets in a float4
+// (s % 4, set by warp % 4), so all four cases below run at once on an SM. With the pairs
 // unrolled that was eight copies of the row filter, more code than the SM's instruction caches keep:
 // at 8191^2, K = 31, Nsight Compute counted 2.33 no-instruction stalls per issued instruction
 // (8192^2: 0.23). There the pair loop stays rolled, one copy of the filter per offset (0.20 stalls;
-// 61% -> 68% of the floor, the same at K = 17). Widths a multiple of 4 run one offset in every row
-// and keep the pairs unrolled.
+// 61% -> 68% of the floor, the same at K = 17). Widths a multiple of 4 run one case in every row
+// (s % 4 the same; s / 4 may differ between warps) and keep the pairs unrolled.
 // s: the rows' offset, 0 .. 7 (the filter for s % 4 from float4 s / 4 on; step 12 passes 0 .. 3).
 template <int K, int kVec, int kPitch = pitch_of(K)>
 __device__ __forceinline__ void row_filter_next_group(const float* buf, float* dst, int s, int lane, int warp) {
