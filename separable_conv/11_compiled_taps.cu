@@ -95,13 +95,13 @@ __device__ __forceinline__ int sector_offset(const float* img, int64_t y, int64_
 // Step 10's stage_group with the row length known, for a segment's first group (the K - 1 rows
 // above its first tile; NextGroups below copies the others): input rows y0 .. y0 + rows - 1 into
 // buf, row y from column cs = x0 - R - S(y) (S its sector_offset), zeros outside the image. Warp w
-// copies rows w, w + 8, w + 16, w + 24; its lanes take consecutive 16-byte pieces. Step 10 worked out each row's start
-// and bounds in 64-bit arithmetic and ran a general loop over a row's pieces (about 75
-// instructions per row and warp for one or two copies per lane: a quarter of all it issued). Here
-// the row's element index steps by 8 rows, the piece loop has a fixed trip count (pitch / 4 /
-// 32, rounded up) and one test per row decides whether the row is wholly inside the image; only
-// rows that are not (the image's first K / 2 rows, the first and last strip) take step 10's
-// piece-by-piece path.
+// copies rows w, w + 8, w + 16, w + 24; its lanes take consecutive 16-byte pieces. Step 10 worked
+// out each row's start and bounds in 64-bit arithmetic and ran a general loop over a row's pieces
+// (about 75 instructions per row and warp for one or two copies per lane: a quarter of all it
+// issued). Here the row's element index steps by 8 rows, the piece loop has a fixed trip count
+// (pitch / 4 / 32, rounded up) and one test per row decides whether the row is wholly inside the
+// image; only rows that are not (the image's first K / 2 rows, the first and last strip) take step
+// 10's piece-by-piece path.
 template <int K>
 __device__ __forceinline__ void stage_group(float* buf, const float* __restrict__ in, int64_t y0, int rows, int64_t x0,
                                             int64_t width, int64_t height, int lane, int warp) {
