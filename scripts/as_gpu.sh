@@ -50,15 +50,20 @@ run_profile() {
   local xml="$dir/Testing/as_$p.xml" summary="$dir/Testing/as_$p.summary"
   mkdir -p "$dir/Testing"
   rm -f "$xml" "$summary"
-  (cd "$dir" && ${dev:+env CUDA_VISIBLE_DEVICES=$dev} LADDER_DEVICE_PROFILE=$p ${AS_GPU_TIMEOUT:+timeout $AS_GPU_TIMEOUT} \
+  # `env` first: an assignment after an expansion (an empty ${dev:+...}) would be taken for a command.
+  (cd "$dir" && env ${dev:+CUDA_VISIBLE_DEVICES=$dev} LADDER_DEVICE_PROFILE=$p ${AS_GPU_TIMEOUT:+timeout $AS_GPU_TIMEOUT} \
       ctest -LE large -j "$jobs" --output-junit "$xml" "${extra[@]}") >"$dir/Testing/as_$p.log" 2>&1
+  local rc=$? partial
+  partial=$(ls -t "$dir"/Testing/Temporary/LastTest*.log* 2>/dev/null | head -n 1)
   if [ -s "$xml" ]; then
     python3 "$root/scripts/ctest_summary.py" "$xml" --label "$p" >"$summary"
-  else  # stopped (AS_GPU_TIMEOUT): what finished, from ctest's running log (LastTest.log.tmp until
-        # ctest ends and renames it)
-    cp "$(ls -t "$dir"/Testing/Temporary/LastTest*.log* | head -n 1)" "$dir/Testing/as_$p.partial.log" 2>/dev/null
+  elif [ "$rc" -eq 124 ] && [ -n "$partial" ]; then  # stopped (AS_GPU_TIMEOUT): what finished, from
+    # ctest's running log (LastTest.log.tmp until ctest ends and renames it)
+    cp "$partial" "$dir/Testing/as_$p.partial.log"
     python3 "$root/scripts/ctest_summary.py" "$dir/Testing/as_$p.partial.log" --label "$p (stopped before the end)" >"$summary"
     echo "  (stopped by AS_GPU_TIMEOUT=$AS_GPU_TIMEOUT: counts as a failure)" >>"$summary"
+  else  # ctest ran no test (bad arguments, no test tree): its own words, a failure
+    { echo "$p: ctest ran no test (exit $rc); $dir/Testing/as_$p.log ends:"; tail -n 5 "$dir/Testing/as_$p.log"; } >"$summary"
   fi
 }
 
@@ -127,6 +132,6 @@ else
 fi
 failed=0
 for s in "${summaries[@]}"; do
-  grep -qE "^[^ ].*: [0-9]+ tests: .* [1-9][0-9]* failed|stopped before the end" "$s" && failed=1
+  grep -qE "^[^ ].*: [0-9]+ tests: .* [1-9][0-9]* failed|stopped before the end|ctest ran no test" "$s" && failed=1
 done
 exit $failed
