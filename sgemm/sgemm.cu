@@ -57,6 +57,21 @@ int64_t square_band_rows(int64_t resident, int64_t tiles_m, int tile_m, int tile
   return std::max<int64_t>(1, std::min<int64_t>(tiles_m, std::llround(ideal)));
 }
 
+int64_t tail_parts_of(int64_t units, int64_t workers, int64_t ktiles) {
+  const int64_t rest = units % workers;
+  if (units <= workers || rest == 0) return 1;
+  int64_t best = 1, best_rounds = 1;  // the tail takes best_rounds / best units' times
+  for (int64_t parts = 2; parts <= 4 && ktiles >= 8 * parts; ++parts) {
+    if (workers % parts) continue;
+    const int64_t rounds = (rest * parts + workers - 1) / workers;
+    if (rounds * best < best_rounds * parts) {
+      best = parts;
+      best_rounds = rounds;
+    }
+  }
+  return best;
+}
+
 void throw_unknown_tile(const char* step_id, const std::string& want, const std::vector<const char*>& known) {
   std::string list;
   for (size_t i = 0; i < known.size(); ++i) list += (i ? ", " : "") + std::string(known[i]);

@@ -158,6 +158,16 @@ __host__ __device__ inline TileOrigin grouped_tile_origin(int64_t tile, int64_t 
 // tile rows there are, at least 1.
 int64_t square_band_rows(int64_t resident, int64_t tiles_m, int tile_m, int tile_n);
 
+// How many equal k ranges to cut each unit of a partly empty last wave into (tf32_04's _tail): the
+// number (1-4) that ends the launch soonest, counted in units' times — rest units cut in `parts`
+// take ceil(rest * parts / workers) rounds of 1 / parts. 8192^3: 68 tiles left after 15 waves of
+// 132; whole, a 16th wave; halves, 136 pieces, two rounds of a half (no sooner); thirds, 204
+// pieces, two rounds of a third: 15 2/3 tiles' time. 4096^3 (3 waves and 116 tiles) ends after 4
+// however cut, and stays whole. Only after a whole wave (fewer units than workers run one a
+// block), with at least 8 k steps a piece, and with parts dividing the workers, so that the parts
+// of a unit run in one round (the one that adds them up does not wait a round for the others).
+int64_t tail_parts_of(int64_t units, int64_t workers, int64_t ktiles);
+
 // ---- Tunable steps -------------------------------------------------------------------------------
 //
 // A tunable step names its candidate tilings; --tile NAME picks one, no --tile picks its default.

@@ -29,6 +29,10 @@
 //   * _sk: stream-K for the last partial wave (2,048 tiles on 132 SMs are 15.5 waves): 27% slower
 //     at 8192^3, 78% at 4096^3. The split pieces run at different k, so the blocks no longer read
 //     the same k slices of A and B at the same time: L2 hit rate 83% -> 54%, DRAM reads 4.4x.
+//   * _tail: the last wave's tiles cut into equal k ranges (at 8192^3 the 68 tiles past 15 waves
+//     in thirds, two rounds of a third of a tile's time), all parts of a tile running at once: the
+//     SMs end together (active 4.15-4.32 M cycles against 4.03-4.30 M), but the pieces run slower
+//     (three k positions at once: DRAM reads +11%), and the launch takes as many cycles.
 //   * _tma: C stored by TMA (32 rows at a time through two 8 KB staging buffers per consumer
 //     warpgroup, in the 32 KB four stages leave), so the warps hand the stores to the copy engine
 //     instead of issuing 128 4-byte stores a thread: 3.6% slower at 8192^3 in as many cycles (one
@@ -103,30 +107,44 @@ struct Schedule {
   int64_t units;     // work units in all
   int64_t sk_units;  // the first sk_units units are split by k steps (0: none); else workers <= sk_units < 2 workers
   int64_t ktiles;    // k steps of BK per unit
+  int64_t tail;      // the units from `tail` on are split into tail_parts equal k ranges (tail = units: none)
+  int64_t tail_parts;
 };
 struct Work {
   int64_t unit, k_begin, k_end;  // k steps [k_begin, k_end) of unit `unit`
+  int64_t part;                  // which of a tail unit's tail_parts ranges (-1: not a tail unit)
 };
+// The tail split (_tail): where the units leave the last wave partly empty (at 8192^3, 2,048 tiles on
+// 132 blocks: 15 whole waves and 68 tiles), the last units are cut into `tail_parts` equal k ranges,
+// dealt out in turn after the whole units: the 204 thirds of 68 tiles take 2 rounds of a third of a
+// tile's time, so the launch should end after 15 2/3 tiles' time instead of 16. Unlike stream-K, the
+// pieces running at one time stand at tail_parts k positions only (each round holds whole units'
+// worth of pieces). Measured, it is not faster (the header).
 // Calls fn(Work) for each piece of worker `worker`'s work, in order: its stream-K range, piece by
-// piece (each to the end of its unit or of the range), then its whole units. Two counted loops, the
-// body inlined in each: one loop that switched between the two kinds made ptxas keep the k loop's
-// state (stage, phase, descriptors) in per-thread registers instead of uniform ones, with more
-// instructions between the wgmmas, and the kernel ran slower (4096^3: 0.357 ms, against 0.336-0.349).
+// piece (each to the end of its unit or of the range), then its whole units, then its tail pieces.
+// Counted loops, the body inlined in each: one loop that switched between the kinds made ptxas keep
+// the k loop's state (stage, phase, descriptors) in per-thread registers instead of uniform ones,
+// with more instructions between the wgmmas, and the kernel ran slower (4096^3: 0.357 ms, against
+// 0.336-0.349).
 template <class Fn>
 __device__ __forceinline__ void for_each_work(const Schedule& s, int64_t worker, int64_t workers, Fn&& fn) {
   const int64_t total = s.sk_units * s.ktiles;
   const int64_t begin = worker * total / workers, end = (worker + 1) * total / workers;
   for (int64_t unit = begin / s.ktiles, k = begin % s.ktiles, left = end - begin; left > 0; ++unit, k = 0) {
     const int64_t k_end = min(s.ktiles, k + left);
-    fn(Work{unit, k, k_end});
+    fn(Work{unit, k, k_end, -1});
     left -= k_end - k;
   }
-  for (int64_t unit = s.sk_units + worker; unit < s.units; unit += workers) fn(Work{unit, 0, s.ktiles});
+  for (int64_t unit = s.sk_units + worker; unit < s.tail; unit += workers) fn(Work{unit, 0, s.ktiles, -1});
+  for (int64_t piece = worker; piece < (s.units - s.tail) * s.tail_parts; piece += workers) {
+    const int64_t part = piece % s.tail_parts;
+    fn(Work{s.tail + piece / s.tail_parts, part * s.ktiles / s.tail_parts, (part + 1) * s.ktiles / s.tail_parts, part});
+  }
 }
 
-// The workspace of the split units: per block of the grid one slot of 256 consumer threads x 128
-// partial sums (as float4, thread-fastest: coalesced), and a flag per slot that holds unit + 1 once
-// the slot is written (zeroed before each launch).
+// The workspace of the split units: one slot of 256 consumer threads x 128 partial sums (as float4,
+// thread-fastest: coalesced) per block of the grid (stream-K) or per tail piece but the first of its
+// unit, and a flag per slot that holds unit + 1 once the slot is written (zeroed before each launch).
 constexpr int64_t kSlotFloats = 128 * kConsumers * (TM / 2);
 
 __device__ __forceinline__ void flag_store_release(int* flag, int value) {
@@ -157,7 +175,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     sgemm_tf32_wgmma_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                                  const __grid_constant__ CUtensorMap map_c, float* __restrict__ C, int64_t m, int64_t n,
                                  int64_t k, int64_t tiles_m, int64_t tiles_n, int64_t band_rows, int64_t sk_units,
-                                 float* __restrict__ partials, int* __restrict__ flags) {
+                                 int64_t tail, int64_t tail_parts, float* __restrict__ partials,
+                                 int* __restrict__ flags) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // wgmma and setmaxnreg need sm_90a; the launcher exits 2 before launching elsewhere
 #else
@@ -172,7 +191,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // loads half of A's tile and multicasts it to both.
   const uint32_t rank = CLUSTER > 1 ? ladder::cluster_rank() : 0;
   const int64_t units_n = (tiles_n + CLUSTER - 1) / CLUSTER;
-  const Schedule sched{tiles_m * units_n, sk_units, (k + BK - 1) / BK};
+  const Schedule sched{tiles_m * units_n, sk_units, (k + BK - 1) / BK, tail, tail_parts};
   const int64_t worker = blockIdx.x / CLUSTER, workers = gridDim.x / CLUSTER;
   auto tile_of = [&](int64_t unit) {
     const TileOrigin o = grouped_tile_origin(unit, tiles_m, units_n, band_rows, TM, TN * CLUSTER);
@@ -297,26 +316,28 @@ __global__ void __launch_bounds__(THREADS, 1)
           release(k_step(std::integral_constant<int, 0>{}, kt == w.k_begin));  // k_step ends in wait_group 0
       }
 
-      // Step 4 (split units only): the piece without the first k steps leaves its partial sums in
-      // this block's slot and flags it; the piece with them waits for the next worker's slot and
-      // adds it (that piece was the first of the next worker's range: it is there or nearly).
-      if (w.k_begin > 0 || w.k_end < sched.ktiles) {
-        const bool leaves = w.k_begin > 0;
-        const int64_t slot = leaves ? blockIdx.x : blockIdx.x + CLUSTER;  // the next worker's same-rank block
+      // Step 4 (split units only): a piece that does not finish its unit leaves its partial sums in a
+      // slot and flags it; the piece that finishes the unit waits for each such slot and adds it.
+      //   tail pieces: parts 1, 2, ... leave theirs in their own slots; part 0 adds them (all the
+      //   parts of a unit run in the same round, at the same time);
+      //   stream-K (_sk): the piece without the first k steps leaves its sums in this block's slot;
+      //   the piece with them adds the next worker's slot (that piece was the first of the next
+      //   worker's range: it is there or nearly).
+      // Every thread acquires the flag itself, and a warp leaves the waiting loop as one
+      // (__all_sync): a loop that threads may leave at different times would make ptxas keep the k
+      // loop's state in per-thread registers, not uniform ones.
+      auto leave_partials = [&](int64_t slot) {
         float4* const part = reinterpret_cast<float4*>(partials + slot * kSlotFloats) + ctid;
-        if (leaves) {
 #pragma unroll
-          for (int i = 0; i < TM / 8; ++i)
-            __stcg(part + i * 128 * kConsumers, make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
-          __threadfence();
-          consumers_sync();
-          if (ctid == 0) flag_store_release(flags + slot, static_cast<int>(w.unit + 1));
-          return;
-        }
-        // Every thread acquires the flag itself, and a warp leaves the loop as one (__all_sync): a
-        // loop that threads may leave at different times would make ptxas keep the k loop's state
-        // in per-thread registers, not uniform ones.
+        for (int i = 0; i < TM / 8; ++i)
+          __stcg(part + i * 128 * kConsumers, make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
+        __threadfence();
+        consumers_sync();
+        if (ctid == 0) flag_store_release(flags + slot, static_cast<int>(w.unit + 1));
+      };
+      auto add_partials = [&](int64_t slot) {
         while (!__all_sync(~0u, flag_load_acquire(flags + slot) == static_cast<int>(w.unit + 1))) __nanosleep(64);
+        const float4* const part = reinterpret_cast<const float4*>(partials + slot * kSlotFloats) + ctid;
 #pragma unroll
         for (int i = 0; i < TM / 8; ++i) {
           const float4 v = __ldcg(part + i * 128 * kConsumers);
@@ -325,6 +346,23 @@ __global__ void __launch_bounds__(THREADS, 1)
           d[4 * i + 2] += v.z;
           d[4 * i + 3] += v.w;
         }
+      };
+      // The tail's slots follow stream-K's (one per block where there is stream-K): parts 1.. of
+      // each tail unit in turn.
+      auto tail_slot = [&](int64_t part) {
+        return (sched.sk_units ? int64_t(gridDim.x) : 0) + (w.unit - sched.tail) * (sched.tail_parts - 1) + part - 1;
+      };
+      if (w.part > 0) {
+        leave_partials(tail_slot(w.part));
+        return;
+      }
+      if (w.part == 0) {
+        for (int64_t q = 1; q < sched.tail_parts; ++q) add_partials(tail_slot(q));
+      } else if (w.k_begin > 0) {
+        leave_partials(blockIdx.x);
+        return;
+      } else if (w.k_end < sched.ktiles) {
+        add_partials(blockIdx.x + CLUSTER);  // the next worker's same-rank block
       }
 
       // Step 5: the accumulators hold Cᵀ: row 16 w + g of the wgmma is n = n_lo, row 16 w + g + 8 is
@@ -401,7 +439,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 struct Launch {
   const CUtensorMap *map_a, *map_b, *map_c;
   unsigned blocks;
-  int64_t tiles_m, tiles_n, band_rows, sk_units;
+  int64_t tiles_m, tiles_n, band_rows, sk_units, tail, tail_parts;
   size_t smem;
   float* partials;
   int* flags;
@@ -418,7 +456,7 @@ void launch_kernel(const Gemm& g, const Launch& l) {
   config.numAttrs = CLUSTER > 1 ? 1 : 0;
   CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_tf32_wgmma_specialized<STAGES, Overlap, CLUSTER, TmaStore>, *l.map_a,
                                 *l.map_b, *l.map_c, g.C, g.m, g.n, g.k, l.tiles_m, l.tiles_n, l.band_rows,
-                                l.sk_units, l.partials, l.flags));
+                                l.sk_units, l.tail, l.tail_parts, l.partials, l.flags));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -438,31 +476,36 @@ struct Candidate {
   int band_rows;  // 0: square_band_rows (the default order); 1: row by row; else that many tile rows per band
   bool clusters;  // pairs of blocks share A's tile where the tile columns pair up (else one block a unit)
   bool stream_k;  // the units that do not fill a whole wave split by k steps
+  bool tail;      // the last wave's units cut into equal k ranges where that ends the launch sooner
   bool variant;   // for comparison only: runs when asked for by name (--tile)
   Kernel single, pair;  // the kernel without and with clusters of two
   Kernel tma;           // the kernel storing C through the copy engine (_tma; fn null where none)
 };
 template <int STAGES>
-constexpr Candidate candidate(const char* name, bool clusters, bool stream_k, int band_rows = 0, bool variant = false) {
-  return {name, STAGES, band_rows, clusters, stream_k, variant, kernel_of<STAGES, 1>(), kernel_of<STAGES, 2>(), {}};
+constexpr Candidate candidate(const char* name, bool clusters, bool stream_k, int band_rows = 0, bool variant = false,
+                              bool tail = false) {
+  return {name, STAGES, band_rows, clusters, stream_k, tail, variant,
+          kernel_of<STAGES, 1>(), kernel_of<STAGES, 2>(), {}};
 }
 template <int STAGES>
 constexpr Candidate tma_store_candidate(const char* name) {
-  return {name, STAGES, 0, false, false, true, kernel_of<STAGES, 1>(), kernel_of<STAGES, 2>(),
+  return {name, STAGES, 0, false, false, false, true, kernel_of<STAGES, 1>(), kernel_of<STAGES, 2>(),
           kernel_of<STAGES, 1, true>()};
 }
 
 // Deepest first: the default is the deepest ring that fits the GPU's shared memory per block, one
 // block a tile, every tile whole. For comparison (never picked by the rule; the chapter has their
 // numbers): clusters of two blocks sharing A's tile (_c2), stream-K for the last wave (_sk), the
-// default kernel walking the tiles row by row (_rows) or in bands of 4 or 16 tile rows (_g4, _g16),
-// and C stored by TMA (_tma; where n % 4 != 0 it runs the default's stores).
+// last wave's tiles cut in k where that ends the launch sooner by the count of tiles' times (_tail,
+// tail_parts_of), the default kernel walking the tiles row by row (_rows) or in bands of 4 or 16
+// tile rows (_g4, _g16), and C stored by TMA (_tma; where n % 4 != 0 it runs the default's stores).
 const Candidate kCandidates[] = {
     candidate<4>("256x128x32_s4", false, false),
     candidate<3>("256x128x32_s3", false, false),
     candidate<2>("256x128x32_s2", false, false),
     candidate<4>("256x128x32_s4_c2", true, false, 0, true),
     candidate<4>("256x128x32_s4_sk", false, true, 0, true),
+    candidate<4>("256x128x32_s4_tail", false, false, 0, true, true),
     candidate<4>("256x128x32_s4_rows", false, false, 1, true),
     candidate<4>("256x128x32_s4_g4", false, false, 4, true),
     candidate<4>("256x128x32_s4_g16", false, false, 16, true),
@@ -482,6 +525,8 @@ struct Pick {
   int64_t tiles_m, tiles_n;
   int64_t band_rows;  // tile rows per band of the tile order
   int64_t sk_units;   // units split by k steps (0: none)
+  int64_t tail;       // the first unit of the tail split (units: none)
+  int64_t tail_parts; // k ranges per tail unit
   bool tma_store;     // C stored through the copy engine (needs rows of C a multiple of 16 bytes)
   std::string why;
 };
@@ -506,6 +551,8 @@ Pick pick(const Gemm& g) {
     const int64_t workers = std::min(units, workers_max);
     // Stream-K over one wave plus the remainder, where there is a remainder and a whole wave before it.
     const int64_t sk_units = c.stream_k && units > workers && units % workers ? workers + units % workers : 0;
+    const int64_t tail_parts = c.tail ? tail_parts_of(units, workers, (g.k + BK - 1) / BK) : 1;
+    const int64_t tail = tail_parts > 1 ? units - units % workers : units;
     const unsigned blocks = static_cast<unsigned>(workers * cluster);
     const int64_t band = c.band_rows ? std::min<int64_t>(c.band_rows, tiles_m)
                                      : square_band_rows(workers, tiles_m, TM, TN * cluster);
@@ -515,9 +562,12 @@ Pick pick(const Gemm& g) {
                                     : std::to_string(workers) + " blocks") +
                       "; bands of " + std::to_string(band) + " tile rows";
     if (sk_units) why += "; stream-K over the first " + std::to_string(sk_units) + " of " + std::to_string(units) + (cluster == 2 ? " tile pairs" : " tiles");
+    if (tail_parts > 1)
+      why += "; the last " + std::to_string(units - tail) + " of " + std::to_string(units) + " tiles cut in " +
+             std::to_string(tail_parts) + " k ranges";
     if (c.tma.fn) why += tma_store ? "; C stored by TMA from 32 KB of staging" : "; n % 4 != 0: C stored by threads";
     const Kernel kernel = tma_store ? c.tma : cluster == 2 ? c.pair : c.single;
-    return {&c, kernel, cluster, blocks, tiles_m, grid.tiles_n, band, sk_units, tma_store, why};
+    return {&c, kernel, cluster, blocks, tiles_m, grid.tiles_n, band, sk_units, tail, tail_parts, tma_store, why};
   }
   if (!g.tile.empty()) {  // a known name (an unknown one exits 2 here) whose ring does not fit
     const Candidate& c = pick_candidate(kId, g.tile, kCandidates, kCandidates[0].name);
@@ -528,13 +578,15 @@ Pick pick(const Gemm& g) {
 }
 
 // The workspace: A and/or B re-pitched to a multiple of 16 bytes where TMA cannot read them in place,
-// then the stream-K slots (a block's partial sums) and their flags.
+// then the slots of partial sums (stream-K's, one a block; the tail's, one for each piece but the
+// first of a unit) and their flags.
 struct Workspace {
   int64_t kp, np, a_floats, b_floats, partial_floats, flag_ints;
 };
 Workspace workspace_of(const Gemm& g, const Pick& p) {
   const int64_t kp = round_up(g.k, 4), np = round_up(g.n, 4);
-  const int64_t slots = p.sk_units ? int64_t(p.blocks) : 0;
+  const int64_t tail_units = p.tiles_m * (p.tiles_n / p.cluster) - p.tail;
+  const int64_t slots = (p.sk_units ? int64_t(p.blocks) : 0) + tail_units * (p.tail_parts - 1);
   return {kp, np, g.k % 4 ? round_up(g.m * kp, 64) : 0, g.n % 4 ? round_up(g.k * np, 64) : 0, slots * kSlotFloats,
           round_up(slots, 64)};
 }
@@ -575,8 +627,8 @@ void launch(const Gemm& g) {
       p.tma_store ? ladder::make_tensor_map_2d(g.C, g.m, g.n, g.n, 32, 32, CU_TENSOR_MAP_SWIZZLE_128B) : map_a;
   const size_t smem = smem_of(*p.c);
   ladder::require_shared_memory(p.kernel.fn, smem, *g.dev, std::string(kId) + " " + p.c->name);
-  p.kernel.launch(g, {&map_a, &map_b, &map_c, p.blocks, p.tiles_m, p.tiles_n, p.band_rows, p.sk_units, smem, partials,
-                      flags});
+  p.kernel.launch(g, {&map_a, &map_b, &map_c, p.blocks, p.tiles_m, p.tiles_n, p.band_rows, p.sk_units, p.tail,
+                      p.tail_parts, smem, partials, flags});
 }
 
 std::string describe(const Gemm& g) { return pick(g).why; }

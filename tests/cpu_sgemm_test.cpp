@@ -283,6 +283,19 @@ TEST(SgemmGrid, GroupedOrderVisitsEveryTileOnce) {
   EXPECT_EQ(c.col, 128);
 }
 
+// tf32_04 _tail: the last wave's units cut in the number of k ranges that ends soonest.
+TEST(SgemmGrid, TailPartsEndTheLaunchSoonest) {
+  EXPECT_EQ(sgemm::tail_parts_of(2048, 132, 256), 3);  // 8192^3: 68 left; thirds end after 2/3, quarters 3/4
+  EXPECT_EQ(sgemm::tail_parts_of(512, 132, 128), 1);   // 4096^3: 116 left end after 1 however cut
+  EXPECT_EQ(sgemm::tail_parts_of(133, 132, 256), 4);   // one tile left: quarters, one round of 1/4
+  EXPECT_EQ(sgemm::tail_parts_of(133, 132, 31), 3);    // ... but a quarter would have under 8 k steps
+  EXPECT_EQ(sgemm::tail_parts_of(133, 132, 15), 1);    // and a half too
+  EXPECT_EQ(sgemm::tail_parts_of(264, 132, 256), 1);   // whole waves: nothing to cut
+  EXPECT_EQ(sgemm::tail_parts_of(100, 132, 256), 1);   // under one wave: one unit a block already
+  EXPECT_EQ(sgemm::tail_parts_of(115, 114, 256), 3);   // 114 workers: 4 does not divide them
+  EXPECT_EQ(sgemm::tail_parts_of(3 * 131 + 1, 131, 256), 1);  // 131 workers: no part count divides them
+}
+
 TEST(SgemmGrid, SquareBandRowsFromTheResidentTiles) {
   // 132 persistent 256 x 128 tiles: sqrt(132 x 128 / 256) = 8.1 -> 8 tile rows (2048 x ~2100 of C).
   EXPECT_EQ(sgemm::square_band_rows(132, 32, 256, 128), 8);
