@@ -1646,14 +1646,16 @@ def timeline_rows(ax, rows, ylim, xlim, xlabel):
 
 @figure("sgemm/img/fig_stream_k.png")
 def fig_stream_k():
-    """Whole tiles against stream-K, on a toy GPU of 6 SMs with 9 tiles of 8 k steps each (1.5 waves;
-    step 04 at 8192³ has 2,048 tiles on 132 SMs, 15.5 waves). Whole tiles: the second wave keeps 3
-    SMs busy and 3 idle, and at any moment every SM is at the same k step of its tile, so the tiles
-    in work read the same k slice of A and B and L2 serves it once. Stream-K: the 72 k steps are cut
-    into 6 ranges of 12; a range starts inside one tile and ends inside another, and the SM holding a
-    split tile's first k steps adds the other piece's partial sums (arrows) before storing C. No SM
-    idles, but at any moment the SMs are at different k steps of their tiles. A schematic in k steps,
-    not a measurement."""
+    """Whole tiles against stream-K and against the last wave cut in k, on a toy GPU of 6 SMs with 9
+    tiles of 8 k steps each (1.5 waves; step 04 at 8192³ has 2,048 tiles on 132 SMs, 15.5 waves).
+    Whole tiles: the second wave keeps 3 SMs busy and 3 idle, and at any moment every SM is at the
+    same k step of its tile, so the tiles in work read the same k slice of A and B and L2 serves it
+    once. Stream-K: the 72 k steps are cut into 6 ranges of 12; a range starts inside one tile and
+    ends inside another, and the SM holding a split tile's first k steps adds the other piece's
+    partial sums (arrows) before storing C. No SM idles, but at any moment the SMs are at different
+    k steps of their tiles. The last wave cut in k (_tail): the first wave whole, then the 3 leftover
+    tiles in halves on neighbouring SMs, each first half adding the second's sums: no SM idles, and
+    the SMs stand at two k positions. A schematic in k steps, not a measurement."""
     sms, tiles, K = 6, 9, 8
     colours = [OI["orange"], OI["sky"], OI["green"], OI["yellow"], OI["blue"], OI["red"], OI["purple"],
                "#999999", OI["lightgrey"]]
@@ -1666,7 +1668,7 @@ def fig_stream_k():
         whole[tile % sms].append(piece(tile, 0, K, (tile // sms) * K))
     share = tiles * K // sms
     streamk = [[] for _ in range(sms)]
-    splits = []  # (sm holding the later piece, its end time, sm holding the first k steps, its end time)
+    sk_splits = []  # (sm holding the later piece, its end time, sm holding the first k steps, its end time)
     for sm in range(sms):
         pos, t = sm * share, 0
         while pos < (sm + 1) * share:
@@ -1674,14 +1676,26 @@ def fig_stream_k():
             k1 = min(K, k0 + (sm + 1) * share - pos)
             streamk[sm].append(piece(tile, k0, k1, t))
             if k0 > 0:
-                splits.append((sm, t + k1 - k0, sm - 1, share))
+                sk_splits.append((sm, t + k1 - k0, sm - 1, share))
             t += k1 - k0
             pos += k1 - k0
-    fig = new_fig(10.5, 6.2, "Whole tiles against stream-K: 9 tiles of 8 k steps on 6 SMs")
-    at = 3
-    for i, (title, rows_of, end) in enumerate([("whole tiles (step 04's default)", whole, 2 * K),
-                                                ("stream-K (the _sk variant)", streamk, share)]):
-        ax = fig.add_axes([0.1, 0.60 - 0.40 * i, 0.86, 0.30])
+    parts = 2  # tail_parts_of(9, 6, 8): halves end the 3 leftover tiles in one round of 1/2
+    tail = [[] for _ in range(sms)]
+    tail_splits = []
+    for tile in range(sms):
+        tail[tile].append(piece(tile, 0, K, 0))
+    for p in range((tiles - sms) * parts):
+        tile, part = sms + p // parts, p % parts
+        k0, k1 = part * K // parts, (part + 1) * K // parts
+        tail[p % sms].append(piece(tile, k0, k1, K + (p // sms) * (K // parts)))
+        if part > 0:
+            tail_splits.append((p % sms, K + K // parts, p % sms - part, K + K // parts))
+    fig = new_fig(10.5, 9.0, "The last wave: 9 tiles of 8 k steps on 6 SMs")
+    panels = [("whole tiles (step 04's default)", whole, 2 * K, [], 3),
+              ("stream-K (the _sk variant)", streamk, share, sk_splits, 3),
+              ("the last wave's tiles cut in k (the _tail variant)", tail, K + K // parts, tail_splits, 9)]
+    for i, (title, rows_of, end, splits, at) in enumerate(panels):
+        ax = fig.add_axes([0.1, 0.73 - 0.255 * i, 0.86, 0.19])
         rows = [(f"SM {sm}", rows_of[sm], sm) for sm in range(sms)]
         timeline_rows(ax, rows, (sms - 0.4, -0.6), (0, 2 * K + 0.3), "time, in k steps of one SM")
         ax.set_title(title, fontsize=9.5, loc="left")
@@ -1698,14 +1712,16 @@ def fig_stream_k():
             ax.text(end + 0.2, sms - 1, f"done at {end}", fontsize=8, va="center")
         else:
             ax.text(K + 0.2, sms - 1.5, "3 SMs idle", fontsize=8, va="center")
-        if rows_of is streamk:
-            for later, t_later, first, t_first in splits:
-                arrow(ax, t_later - 0.1, later - 0.25, t_first - 0.3, first + 0.25, lw=0.8, ms=6)
-    note(fig, 0.03, 0.10,
+        for later, t_later, first, t_first in splits:
+            arrow(ax, t_later - 0.1, later - 0.25, t_first - 0.3, first + 0.25, lw=0.8, ms=6)
+    note(fig, 0.03, 0.115,
          "Whole tiles leave half the SMs idle in the last wave, but every SM is at the same k step: the "
          "tiles in work read one k slice of A and B together. Stream-K removes the idle half-wave, and "
          "the SMs then read different k slices: in step 04 at 4096³ the L2 hit rate fell from 83% to "
-         "54% and the kernel ran 78% longer.", fs=8, width=0.94)
+         "54% and the kernel ran 78% longer. Cutting only the last wave's tiles keeps the whole waves "
+         "as they were and puts the SMs at a few k positions in the tail; in step 04 at 8192³ (68 "
+         "tiles in thirds) the SMs ended together, the pieces ran slower, and the launch took as many "
+         "cycles.", fs=8, width=0.94)
     return fig
 
 
