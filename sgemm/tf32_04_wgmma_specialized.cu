@@ -526,7 +526,7 @@ struct Pick {
   int64_t band_rows;  // tile rows per band of the tile order
   int64_t sk_units;   // units split by k steps (0: none)
   int64_t tail;       // the first unit of the tail split (units: none)
-  int64_t tail_parts; // k ranges per tail unit
+  int64_t tail_parts;  // k ranges per tail unit
   bool tma_store;     // C stored through the copy engine (needs rows of C a multiple of 16 bytes)
   std::string why;
 };
