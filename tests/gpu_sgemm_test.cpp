@@ -465,9 +465,9 @@ INSTANTIATE_TEST_SUITE_P(MainSteps, SgemmTileGpu, testing::ValuesIn(ladder_test:
 // tf32_04's comparison variants at a shape where they do what they are for, which the awkward sizes
 // above are too small for: more tiles than SMs, not a whole number of waves, so _sk splits the
 // last wave's tiles by k steps (some units in two pieces, one finishing with the other's partial
-// sums) and _tail cuts them into equal k ranges (at k = 1000, 32 k steps: a tile one past half a
-// wave ends soonest cut in 3 or 4 on an SM count that 3 or 4 divides, each piece but the first
-// leaving its partial sums to it), and an even number of tile columns, so _c2 runs clusters of two
+// sums) and _tail cuts them into equal k ranges (at k = 1000, 32 k steps: 3 on 132 SMs, each piece
+// but the first leaving its partial sums to it; its choice is checked where tail_parts_of cuts on
+// this GPU's SM count), and an even number of tile columns, so _c2 runs clusters of two
 // blocks; n % 4 == 0, so _tma stores C through the copy engine (the second shape with a clipped last
 // tile row). Exact with integer inputs, and verified with random ones; each names what it ran in its
 // choice.
@@ -488,7 +488,8 @@ TEST(SgemmTf32WgmmaVariantsGpu, EachVariantVerifiesWhereItApplies) {
                   {"256x128x32_s4_tail", " k ranges", {1000, 1000}},
                   {"256x128x32_s4_c2", "clusters of 2 blocks", {100, 8}},
                   {"256x128x32_s4_tma", "C stored by TMA", {100, 8}}};
-  const bool tail_splits = device.sm_count % 3 == 0 || device.sm_count % 4 == 0;
+  // Whether this GPU's SM count lets _tail cut the leftover tiles (sgemm.cu's rule, 32 k steps).
+  const bool tail_splits = sgemm::tail_parts_of(rows * 8, device.sm_count, (1000 + 31) / 32) > 1;
   for (const auto& v : variants)
     for (const Shape& s : {Shape{256 * rows, 1024, v.k[0]}, Shape{256 * rows - 3, 1024, v.k[1]}})
       for (const char* init : {"integers", "random"}) {
