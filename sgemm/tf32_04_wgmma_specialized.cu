@@ -33,6 +33,10 @@
 //     in thirds, two rounds of a third of a tile's time), all parts of a tile running at once: the
 //     SMs end together (active 4.15-4.32 M cycles against 4.03-4.30 M), but the pieces run slower
 //     (three k positions at once: DRAM reads +11%), and the launch takes as many cycles.
+//   * _ov: each consumer's next k8 slice of fragments loaded while two of its own wgmmas run (one
+//     wgmma a group, wait_group 2; cuBLAS's kernel does the same): the consumers' short-scoreboard
+//     stalls fall from 2.6 to 0.4 per issue, and the launch takes as many cycles (the tensor pipe
+//     was already busy 97.5% of the active cycles at 8192^3, the other consumer covering the loads).
 //   * _tma: C stored by TMA (32 rows at a time through two 8 KB staging buffers per consumer
 //     warpgroup, in the 32 KB four stages leave), so the warps hand the stores to the copy engine
 //     instead of issuing 128 4-byte stores a thread: 3.6% slower at 8192^3 in as many cycles (one
@@ -165,11 +169,13 @@ __device__ __forceinline__ void warpgroup_sync(int consumer) {
 }
 
 // A consumer waits for each k step's wgmmas (wait_group 0) before it loads the next step's fragments,
-// and relies on the other consumer warpgroup to keep the tensor cores busy meanwhile. Loading the
-// next fragments while this step's wgmmas run (two fragment buffers, wait_group 1) was measured too:
-// ptxas 13.0 then serialises the wgmmas (C7513: registers defined by non-wgmma instructions inside
-// a pipeline stage) and the kernel ran 11% slower (the chapter); Overlap = true keeps that variant
-// compilable for the comparison, but no candidate instantiates it.
+// and relies on the other consumer warpgroup to keep the tensor cores busy meanwhile. Overlap = true
+// (the _ov variant) keeps its own wgmmas running instead: one wgmma a group, up to two groups in
+// flight while the next slice's fragments load. (Built first as two buffers of a whole k step's
+// fragments, loaded while the other's four wgmmas ran, it made ptxas 13.0 serialise every wgmma:
+// C7513, "non wgmma instructions defining input registers of a wgmma between start and end of the
+// pipeline stage"; the slice-by-slice order below compiles to overlapped wgmmas, WARPGROUP.DEPBAR.LE
+// gsb0, 0x2, as cuBLAS's kernel does.)
 template <int STAGES, bool Overlap, int CLUSTER, bool TmaStore>
 __global__ void __launch_bounds__(THREADS, 1)
     sgemm_tf32_wgmma_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -255,30 +261,35 @@ __global__ void __launch_bounds__(THREADS, 1)
     int s = 0;
     uint32_t phase = 0;
     float d[TM / 2];
-    uint32_t af[Overlap ? 2 : 1][4][4];
-    // One k step into fragment buffer `buf` (a template argument: register arrays take constant
-    // indices only). Returns the stage it used, released after the next step's wait.
-    auto k_step = [&](auto buf_tag, bool first) {
-      constexpr int buf = decltype(buf_tag)::value;
-      ladder::mbarrier_wait(&full[s], phase);
-      const float* const bs = reinterpret_cast<const float*>(smem + s * kStageBytes + kATileBytes);
+    uint32_t af[BK / 8][4];  // wgmma's A operand: B's fragments for the k step's four k8 slices
+    // The fragments of k8 slice kk of a stage into af[kk].
+    auto load_fragments = [&](int stage, int kk) {
+      const float* const bs = reinterpret_cast<const float*>(smem + stage * kStageBytes + kATileBytes);
 #pragma unroll
-      for (int kk = 0; kk < BK / 8; ++kk)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) af[buf][kk][q] = __float_as_uint(bs[f.off[q] + kk * 8 * 32]);
-      const uint64_t desc_a = ladder::wgmma_descriptor_k_major_sw128(smem + s * kStageBytes);
-      ladder::wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < BK / 8; ++kk)
-        ladder::wgmma_m64n256k8_tf32_rs(d, af[buf][kk], ladder::wgmma_descriptor_advance(desc_a, kk * 32),
-                                        kk > 0 || !first);  // scale_d = 0: a new tile starts from A·B
-      ladder::wgmma_commit();
-      if constexpr (!Overlap) ladder::wgmma_wait<0>();
-      const int used = s;
+      for (int q = 0; q < 4; ++q) af[kk][q] = __float_as_uint(bs[f.off[q] + kk * 8 * 32]);
+    };
+    auto next_stage = [&] {
       if (++s == STAGES) {
         s = 0;
         phase ^= 1;
       }
+    };
+    // One k step: all four slices' fragments, then their four wgmmas as one group, waited for.
+    // Returns the stage it used (the caller releases it).
+    auto k_step = [&](bool first) {
+      ladder::mbarrier_wait(&full[s], phase);
+#pragma unroll
+      for (int kk = 0; kk < BK / 8; ++kk) load_fragments(s, kk);
+      const uint64_t desc_a = ladder::wgmma_descriptor_k_major_sw128(smem + s * kStageBytes);
+      ladder::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < BK / 8; ++kk)
+        ladder::wgmma_m64n256k8_tf32_rs(d, af[kk], ladder::wgmma_descriptor_advance(desc_a, kk * 32),
+                                        kk > 0 || !first);  // scale_d = 0: a new tile starts from A·B
+      ladder::wgmma_commit();
+      ladder::wgmma_wait<0>();
+      const int used = s;
+      next_stage();
       return used;
     };
     auto release = [&](int stage) {
@@ -296,24 +307,38 @@ __global__ void __launch_bounds__(THREADS, 1)
       const TileOrigin o = tile_of(w.unit);
       const int64_t m0 = o.row, n0 = o.col;
       if constexpr (Overlap) {
-        int pending = -1;  // the stage of the k step whose wgmmas may still run
-        for (int64_t kt = w.k_begin; kt < w.k_end; kt += 2) {
-          const int s0 = k_step(std::integral_constant<int, 0>{}, kt == w.k_begin);
-          ladder::wgmma_wait<1>();
-          if (pending >= 0) release(pending);
-          pending = s0;
-          if (kt + 1 < w.k_end) {
-            const int s1 = k_step(std::integral_constant<int, 1>{}, false);
-            ladder::wgmma_wait<1>();
-            release(pending);
-            pending = s1;
+        // _ov: one wgmma a group, and the next slice's fragments loaded while up to two groups run
+        // (wait_group 2). The registers slice kk + 1 fills were last read by the wgmma three groups
+        // back, which the last wait has retired. A stage is released once its last group is done:
+        // after the next stage's second wait.
+        ladder::mbarrier_wait(&full[s], phase);
+        load_fragments(s, 0);
+        int previous = -1;  // the stage before this one, released during this one
+        for (int64_t kt = w.k_begin; kt < w.k_end; ++kt) {
+          const int stage = s;
+          next_stage();
+          const uint64_t desc_a = ladder::wgmma_descriptor_k_major_sw128(smem + stage * kStageBytes);
+#pragma unroll
+          for (int kk = 0; kk < BK / 8; ++kk) {
+            if (kk + 1 < BK / 8) {
+              load_fragments(stage, kk + 1);
+            } else if (kt + 1 < w.k_end) {  // the next stage's first slice
+              ladder::mbarrier_wait(&full[s], phase);
+              load_fragments(s, 0);
+            }
+            ladder::wgmma_fence();
+            ladder::wgmma_m64n256k8_tf32_rs(d, af[kk], ladder::wgmma_descriptor_advance(desc_a, kk * 32),
+                                            kk > 0 || kt > w.k_begin);
+            ladder::wgmma_commit();
+            ladder::wgmma_wait<2>();
+            if (kk == 1 && previous >= 0) release(previous);
           }
+          previous = stage;
         }
         ladder::wgmma_wait<0>();
-        release(pending);
+        release(previous);
       } else {
-        for (int64_t kt = w.k_begin; kt < w.k_end; ++kt)
-          release(k_step(std::integral_constant<int, 0>{}, kt == w.k_begin));  // k_step ends in wait_group 0
+        for (int64_t kt = w.k_begin; kt < w.k_end; ++kt) release(k_step(kt == w.k_begin));  // ends in wait_group 0
       }
 
       // Step 4 (split units only): a piece that does not finish its unit leaves its partial sums in a
@@ -464,10 +489,10 @@ struct Kernel {
   const void* fn;
   void (*launch)(const Gemm&, const Launch&);
 };
-template <int STAGES, int CLUSTER, bool TmaStore = false>
+template <int STAGES, int CLUSTER, bool TmaStore = false, bool Overlap = false>
 constexpr Kernel kernel_of() {
-  return {reinterpret_cast<const void*>(sgemm_tf32_wgmma_specialized<STAGES, false, CLUSTER, TmaStore>),
-          launch_kernel<STAGES, false, CLUSTER, TmaStore>};
+  return {reinterpret_cast<const void*>(sgemm_tf32_wgmma_specialized<STAGES, Overlap, CLUSTER, TmaStore>),
+          launch_kernel<STAGES, Overlap, CLUSTER, TmaStore>};
 }
 
 struct Candidate {
@@ -488,6 +513,11 @@ constexpr Candidate candidate(const char* name, bool clusters, bool stream_k, in
           kernel_of<STAGES, 1>(), kernel_of<STAGES, 2>(), {}};
 }
 template <int STAGES>
+constexpr Candidate overlap_candidate(const char* name) {  // no clusters: `pair` is never launched
+  return {name, STAGES, 0, false, false, false, true, kernel_of<STAGES, 1, false, true>(),
+          kernel_of<STAGES, 1, false, true>(), {}};
+}
+template <int STAGES>
 constexpr Candidate tma_store_candidate(const char* name) {
   return {name, STAGES, 0, false, false, false, true, kernel_of<STAGES, 1>(), kernel_of<STAGES, 2>(),
           kernel_of<STAGES, 1, true>()};
@@ -498,7 +528,8 @@ constexpr Candidate tma_store_candidate(const char* name) {
 // numbers): clusters of two blocks sharing A's tile (_c2), stream-K for the last wave (_sk), the
 // last wave's tiles cut in k where that ends the launch sooner by the count of tiles' times (_tail,
 // tail_parts_of), the default kernel walking the tiles row by row (_rows) or in bands of 4 or 16
-// tile rows (_g4, _g16), and C stored by TMA (_tma; where n % 4 != 0 it runs the default's stores).
+// tile rows (_g4, _g16), C stored by TMA (_tma; where n % 4 != 0 it runs the default's stores), and
+// each consumer's wgmmas overlapped with its own fragment loads (_ov).
 const Candidate kCandidates[] = {
     candidate<4>("256x128x32_s4", false, false),
     candidate<3>("256x128x32_s3", false, false),
@@ -510,6 +541,7 @@ const Candidate kCandidates[] = {
     candidate<4>("256x128x32_s4_g4", false, false, 4, true),
     candidate<4>("256x128x32_s4_g16", false, false, 16, true),
     tma_store_candidate<4>("256x128x32_s4_tma"),
+    overlap_candidate<4>("256x128x32_s4_ov"),
 };
 constexpr const char* kId = "sgemm/tf32_04_wgmma_specialized";
 

@@ -469,7 +469,7 @@ INSTANTIATE_TEST_SUITE_P(MainSteps, SgemmTileGpu, testing::ValuesIn(ladder_test:
 // but the first leaving its partial sums to it; its choice is checked where tail_parts_of cuts on
 // this GPU's SM count), and an even number of tile columns, so _c2 runs clusters of two
 // blocks; n % 4 == 0, so _tma stores C through the copy engine (the second shape with a clipped last
-// tile row). Exact with integer inputs, and verified with random ones; each names what it ran in its
+// tile row); _ov runs its slice-by-slice overlapped k loop over tiles of one k step (k = 8) and four (k = 100). Exact with integer inputs, and verified with random ones; each names what it ran in its
 // choice.
 TEST(SgemmTf32WgmmaVariantsGpu, EachVariantVerifiesWhereItApplies) {
   REQUIRE_GPU();
@@ -487,7 +487,8 @@ TEST(SgemmTf32WgmmaVariantsGpu, EachVariantVerifiesWhereItApplies) {
   } variants[] = {{"256x128x32_s4_sk", "stream-K over the first", {100, 8}},
                   {"256x128x32_s4_tail", " k ranges", {1000, 1000}},
                   {"256x128x32_s4_c2", "clusters of 2 blocks", {100, 8}},
-                  {"256x128x32_s4_tma", "C stored by TMA", {100, 8}}};
+                  {"256x128x32_s4_tma", "C stored by TMA", {100, 8}},
+                  {"256x128x32_s4_ov", "256x128x32_s4_ov (--tile)", {100, 8}}};
   // Whether this GPU's SM count lets _tail cut the leftover tiles (sgemm.cu's rule, 32 k steps).
   const bool tail_splits = sgemm::tail_parts_of(rows * 8, device.sm_count, (1000 + 31) / 32) > 1;
   for (const auto& v : variants)
