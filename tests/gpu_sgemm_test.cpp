@@ -469,8 +469,9 @@ INSTANTIATE_TEST_SUITE_P(MainSteps, SgemmTileGpu, testing::ValuesIn(ladder_test:
 // but the first leaving its partial sums to it; its choice is checked where tail_parts_of cuts on
 // this GPU's SM count), and an even number of tile columns, so _c2 runs clusters of two
 // blocks; n % 4 == 0, so _tma stores C through the copy engine (the second shape with a clipped last
-// tile row); _ov runs its slice-by-slice overlapped k loop over tiles of one k step (k = 8) and four (k = 100). Exact with integer inputs, and verified with random ones; each names what it ran in its
-// choice.
+// tile row); _ov runs its slice-by-slice overlapped k loop over tiles of one k step (k = 8) and
+// four (k = 100). Exact with integer inputs, and verified with random ones; each names what it ran
+// in its choice.
 TEST(SgemmTf32WgmmaVariantsGpu, EachVariantVerifiesWhereItApplies) {
   REQUIRE_GPU();
   const std::string id = "sgemm/tf32_04_wgmma_specialized";
