@@ -7,6 +7,9 @@
 #     --nsys       Nsight Systems timeline (CUDA + NVTX phases) instead of Nsight Compute; where nsys
 #                  is not installed, the step's own trace (--trace, from CUPTI: kernels, copies and
 #                  phases per stream) as <step>.trace.json for chrome://tracing or ui.perfetto.dev
+#     --timeline   Nsight Compute's PM sampling instead: counters read every 1.5 us (H100) through one
+#                  launch of each kernel, summarised by scripts/pm_timeline.py (the SM clock, the
+#                  tensor and FMA pipes, L2 and DRAM over the launch, then its steady state)
 #     --dry-run    print the exact commands and exit 0
 #     --help       this text
 #   Step flags (sizes: --n 1e6, --rows 4096 ...) go after -- and apply to both steps.
@@ -23,7 +26,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 out_dir=${PROFILE_DIR:-$root/results/profiles}
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; }
 tool=ncu
 dry=0
 steps=()
@@ -34,6 +37,7 @@ while [ $# -gt 0 ]; do
     --dry-run) dry=1; shift ;;
     --nsys) tool=nsys; shift ;;
     --ncu) tool=ncu; shift ;;
+    --timeline) tool=timeline; shift ;;
     --) shift; step_args=("$@"); break ;;
     -*) echo "error: unknown option '$1' (step flags go after --)" >&2; usage >&2; exit 2 ;;
     *) steps+=("$1"); shift ;;
@@ -69,6 +73,9 @@ for step in "${steps[@]}"; do
     metrics=$(declared "$folder" ncu_metrics | tr ' ' ',')
     [ -n "$metrics" ] && cmd+=(--metrics "$metrics")
     cmd+=(-f -o "$out_dir/$name" "$exe" "${run_args[@]}")
+  elif [ "$tool" = timeline ]; then
+    cmd=(ncu --clock-control none --section PmSampling --page raw --csv --print-metric-instances values
+         "$exe" "${run_args[@]}")
   elif command -v nsys >/dev/null 2>&1 || [ $dry -eq 1 ]; then
     cmd=(nsys profile --trace=cuda,nvtx,osrt --force-overwrite true -o "$out_dir/$name" "$exe" "${run_args[@]}")
   else
@@ -76,13 +83,19 @@ for step in "${steps[@]}"; do
     tool=trace
     cmd=("$exe" "${run_args[@]}" --trace "$out_dir/$name.trace.json")
   fi
-  if [ $dry -eq 1 ]; then echo "${cmd[*]}"; continue; fi
-  [ "$tool" = trace ] || command -v "$tool" >/dev/null 2>&1 || {
-    echo "error: $tool is not on PATH: install Nsight $([ "$tool" = ncu ] && echo Compute || echo Systems)" \
+  if [ $dry -eq 1 ]; then
+    echo "${cmd[*]}"
+    [ "$tool" = timeline ] && echo "python3 $root/scripts/pm_timeline.py $out_dir/$name.log"
+    continue
+  fi
+  [ "$tool" = trace ] || command -v "${cmd[0]}" >/dev/null 2>&1 || {
+    echo "error: ${cmd[0]} is not on PATH: install Nsight $([ "${cmd[0]}" = ncu ] && echo Compute || echo Systems)" \
          "(it ships with the CUDA Toolkit) or use the other tool" >&2; exit 127; }
   mkdir -p "$out_dir"
   "${cmd[@]}" >"$out_dir/$name.log" 2>&1 || { tail -n 20 "$out_dir/$name.log" >&2; status=1; continue; }
-  if [ "$tool" = trace ]; then
+  if [ "$tool" = timeline ]; then
+    python3 "$root/scripts/pm_timeline.py" "$out_dir/$name.log" || status=1
+  elif [ "$tool" = trace ]; then
     echo "trace: $out_dir/$name.trace.json (open in chrome://tracing or ui.perfetto.dev)"
   elif [ "$tool" = nsys ]; then
     ls "$out_dir/$name".nsys-rep >/dev/null 2>&1 && echo "report: $out_dir/$name.nsys-rep" ||

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""What a kernel did over the time of one launch, from Nsight Compute's PM sampling.
+
+    scripts/pm_timeline.py [--slices N] [--kernel REGEX] FILE
+    scripts/profile.sh --timeline STEP [-- step flags]     (runs Nsight Compute, then this)
+
+FILE is what `ncu --section PmSampling --page raw --csv --print-metric-instances values` printed
+(the step's own lines before the table are skipped). PM sampling reads a few counters every sampling
+interval (1.5 us on an H100) while one launch runs, instead of one total for the launch. For each
+kernel this prints the launch cut into N slices of equal time and then its steady state, the middle
+80% of the time its SMs were active (the ramp at the start and the last wave left out):
+
+    MHz      the average SM's active cycles per microsecond: the SM clock wherever every SM has
+             work (lower where some SMs are idle, as in the last wave)
+    tensor   tensor pipe busy, % of its peak        fma    FMA pipe instructions, % of peak
+    issue    instructions issued, % of peak         L2     L2 throughput, % of peak
+    DRAM     DRAM throughput, % of peak
+Columns whose counter the GPU's sampling does not offer are left out.
+"""
+import argparse
+import csv
+import re
+import sys
+
+# (column, counter name as it ends in Nsight Compute's PM sampling group, scale)
+COLUMNS = [
+    ("MHz", "sm__cycles_active.avg", None),
+    ("tensor", "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed", 1.0),
+    ("fma", "sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_sustained_elapsed", 1.0),
+    ("issue", "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed", 1.0),
+    ("L2", "lts__throughput.avg.pct_of_peak_sustained_elapsed", 1.0),
+    ("DRAM", "dramc__throughput.avg.pct_of_peak_sustained_elapsed", 1.0),
+]
+INTERVAL = "profiler__pmsampler_interval_time"
+
+
+def number(text):
+    return float(text.replace(",", "").strip() or 0)
+
+
+def samples(cell):
+    """'aggregate (v1; v2; ...)' or '(v1; ...)' -> [v1, v2, ...]; None where the cell has no series."""
+    if "(" not in cell:
+        return None
+    inner = cell[cell.index("(") + 1:cell.rindex(")")]
+    return [number(v) for v in inner.split(";")]
+
+
+def kernels(path):
+    """Each kernel row of the table: (name, {counter: [samples]}, interval in ns)."""
+    with open(path, newline="") as f:
+        lines = f.read().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        raise SystemExit(f"error: {path}: no Nsight Compute table (was it run with --page raw --csv?)")
+    rows = list(csv.reader(lines[start:]))
+    header = rows[0]
+    for row in rows[1:]:
+        if len(row) != len(header) or not row[0].strip().isdigit():
+            continue  # the units row, or a stray line
+        cells = dict(zip(header, row))
+        series = {}
+        for name, cell in cells.items():
+            for _, counter, _ in COLUMNS:
+                if name.endswith(counter):
+                    values = samples(cell)
+                    if values:
+                        series[counter] = values
+        interval = number(cells.get(INTERVAL, "0").split("(")[0]) if INTERVAL in cells else 0.0
+        yield cells.get("Kernel Name", "?"), series, interval
+
+
+def mean(values):
+    return sum(values) / len(values) if values else 0.0
+
+
+def summarise(name, series, interval_ns, slices, out):
+    active = series.get("sm__cycles_active.avg")
+    if not active or interval_ns <= 0:
+        print(f"{name}: no PM sampling series (the GPU or this Nsight Compute may not offer it)", file=out)
+        return
+    busy = [i for i, v in enumerate(active) if v > 0]
+    if not busy:
+        print(f"{name}: no active samples", file=out)
+        return
+    first, last = busy[0], busy[-1] + 1
+    span_us = (last - first) * interval_ns / 1000
+    cols = [(label, counter, scale) for label, counter, scale in COLUMNS if counter in series]
+    print(f"{name[:100]}", file=out)
+    print(f"  {last - first} samples of {interval_ns / 1000:g} us: {span_us:,.1f} us with SMs active", file=out)
+    head = "  " + f"{'from us':>9}" + "".join(f"{label:>8}" for label, _, _ in cols)
+    print(head, file=out)
+
+    def row(label, lo, hi):
+        cells = []
+        for _, counter, scale in cols:
+            part = series[counter][lo:hi]
+            value = mean(part) / (interval_ns / 1000) if scale is None else mean(part) * scale
+            cells.append(f"{value:8.0f}" if scale is None else f"{value:8.1f}")
+        print("  " + f"{label:>9}" + "".join(cells), file=out)
+
+    n = last - first
+    for s in range(slices):
+        lo, hi = first + n * s // slices, first + n * (s + 1) // slices
+        if hi > lo:
+            row(f"{(lo - first) * interval_ns / 1000:,.0f}", lo, hi)
+    lo, hi = first + n // 10, first + n * 9 // 10
+    if hi > lo:
+        row("steady", lo, hi)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("file")
+    p.add_argument("--slices", type=int, default=10, help="equal slices of the launch to print (default 10)")
+    p.add_argument("--kernel", default="", help="only kernels whose name matches this regular expression")
+    a = p.parse_args(argv)
+    if a.slices < 1:
+        p.error("--slices must be at least 1")
+    found = False
+    for name, series, interval in kernels(a.file):
+        if a.kernel and not re.search(a.kernel, name):
+            continue
+        found = True
+        summarise(name, series, interval, a.slices, sys.stdout)
+    if not found:
+        raise SystemExit(f"error: {a.file}: no kernel" + (f" matching '{a.kernel}'" if a.kernel else ""))
+
+
+if __name__ == "__main__":
+    main()
