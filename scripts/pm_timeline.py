@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """What a kernel did over the time of one launch, from Nsight Compute's PM sampling.
 
-    scripts/pm_timeline.py [--slices N] [--kernel REGEX] FILE
+    scripts/pm_timeline.py [--slices N] [--kernel REGEX] [--launch I] [--out PICTURE.png]
+                           [--labels A,B,...] FILE [FILE...]
     scripts/profile.sh --timeline STEP [-- step flags]     (runs Nsight Compute, then this)
 
-FILE is what `ncu --section PmSampling --page raw --csv --print-metric-instances values` printed
+Each FILE is what `ncu --section PmSampling --page raw --csv --print-metric-instances values` printed
 (the step's own lines before the table are skipped). PM sampling reads a few counters every sampling
 interval (1.5 us on an H100) while one launch runs, instead of one total for the launch. For each
 kernel this prints the launch cut into N slices of equal time and then its steady state, the middle
@@ -15,10 +16,15 @@ kernel this prints the launch cut into N slices of equal time and then its stead
     tensor   tensor pipe busy, % of its peak        fma    FMA pipe instructions, % of peak
     issue    instructions issued, % of peak         L2     L2 throughput, % of peak
     DRAM     DRAM throughput, % of peak
-Columns whose counter the GPU's sampling does not offer are left out.
+Columns whose counter the GPU's sampling does not offer are left out. --kernel keeps the kernels whose
+name matches, --launch I the I-th of them in each file (a step launches its kernel at least twice:
+the checked run, then the timed ones). With matplotlib (optional) and --out, the kernels kept are
+drawn over time, clock above and the busiest pipe below, each series averaged over 30 us, one line
+per kernel, named by --labels in order (default: file and kernel).
 """
 import argparse
 import csv
+import os
 import re
 import sys
 
@@ -109,22 +115,93 @@ def summarise(name, series, interval_ns, slices, out):
         row("steady", lo, hi)
 
 
+def short_name(name):
+    return re.split(r"[<(]", name, maxsplit=1)[0].replace("void ", "").strip()[:40]
+
+
+def active_span(series):
+    active = series.get("sm__cycles_active.avg") or []
+    busy = [i for i, v in enumerate(active) if v > 0]
+    return (busy[0], busy[-1] + 1) if busy else (0, 0)
+
+
+def plot(kernels_kept, labels, out):
+    """The clock and the busiest pipe of each kernel over time; False where matplotlib is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
+    pipes = [(label, counter) for label, counter, scale in COLUMNS[1:3]]
+    for (name, series, interval), label in zip(kernels_kept, labels):
+        first, last = active_span(series)
+        us = interval / 1000
+        window = max(1, round(30 / us))  # 30 us
+        def smooth(values):
+            out, acc = [], 0.0
+            for i, v in enumerate(values):
+                acc += v
+                if i >= window:
+                    acc -= values[i - window]
+                out.append(acc / min(i + 1, window))
+            return out
+        t = [(i - first) * us / 1000 for i in range(first, last)]  # ms from the first active sample
+        clock = smooth([v / us for v in series["sm__cycles_active.avg"][first:last]])
+        line, = top.plot(t, clock, label=label, linewidth=1.2)
+        busiest = max((c for _, c in pipes if c in series), key=lambda c: mean(series[c][first:last]), default=None)
+        if busiest:
+            pipe = dict((c, l) for l, c in pipes)[busiest]
+            bottom.plot(t, smooth(series[busiest][first:last]), color=line.get_color(), linewidth=1.2,
+                        label=f"{label}: {pipe} pipe")
+    top.set_ylabel("SM clock while active (MHz)")
+    top.legend(loc="lower left", fontsize=8)
+    top.grid(alpha=0.3)
+    bottom.set_ylabel("pipe busy (% of peak)")
+    bottom.set_xlabel("time since the launch's first active sample (ms)")
+    bottom.set_ylim(0, 105)
+    bottom.legend(loc="lower left", fontsize=8)
+    bottom.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    return True
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("file")
+    p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--slices", type=int, default=10, help="equal slices of the launch to print (default 10)")
     p.add_argument("--kernel", default="", help="only kernels whose name matches this regular expression")
+    p.add_argument("--launch", type=int, default=0, help="only the I-th matching kernel of each file (from 1)")
+    p.add_argument("--out", help="draw the kept kernels over time into this picture (needs matplotlib)")
+    p.add_argument("--labels", default="", help="comma-separated names of the kept kernels, in order")
     a = p.parse_args(argv)
     if a.slices < 1:
         p.error("--slices must be at least 1")
-    found = False
-    for name, series, interval in kernels(a.file):
-        if a.kernel and not re.search(a.kernel, name):
-            continue
-        found = True
-        summarise(name, series, interval, a.slices, sys.stdout)
-    if not found:
-        raise SystemExit(f"error: {a.file}: no kernel" + (f" matching '{a.kernel}'" if a.kernel else ""))
+    if a.launch < 0:
+        p.error("--launch counts from 1")
+    kept = []
+    for path in a.files:
+        matching = [k for k in kernels(path) if not a.kernel or re.search(a.kernel, k[0])]
+        if a.launch:
+            matching = matching[a.launch - 1:a.launch]
+        if not matching:
+            what = f" matching '{a.kernel}'" if a.kernel else ""
+            raise SystemExit(f"error: {path}: no kernel{what}" + (f" (launch {a.launch})" if a.launch else ""))
+        for name, series, interval in matching:
+            summarise(name, series, interval, a.slices, sys.stdout)
+            kept.append((name, series, interval, path))
+    if a.out:
+        drawable = [(n, s, i, f) for n, s, i, f in kept if "sm__cycles_active.avg" in s and i > 0]
+        labels = [x.strip() for x in a.labels.split(",")] if a.labels else []
+        labels += [f"{os.path.basename(f)}: {short_name(n)}" for n, _, _, f in drawable[len(labels):]]
+        if not drawable:
+            print("no PM sampling series to draw", file=sys.stderr)
+        elif plot([(n, s, i) for n, s, i, _ in drawable], labels, a.out):
+            print(f"picture: {a.out}")
+        else:
+            print("matplotlib is not installed: no picture (the numbers above are the same)")
 
 
 if __name__ == "__main__":

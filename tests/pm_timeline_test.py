@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/pm_timeline.py on a made-up PM-sampling table: the step's own lines skipped, the clock
-from the active cycles per sample, the slices and the steady state, a kernel filter, missing series."""
+from the active cycles per sample, the slices and the steady state, the kernel and launch filters,
+missing series, and the picture (or the reason there is none)."""
 import os
 import subprocess
 import sys
@@ -64,6 +65,18 @@ def main():
         r = run("--kernel", "nothing", path)
         if r.returncode == 0 or "no kernel matching 'nothing'" not in r.stderr:
             failures.append("an unmatched --kernel does not fail with its reason")
+        r = run("--kernel", "gemm", "--launch", "2", path)
+        if r.returncode == 0 or "(launch 2)" not in r.stderr:
+            failures.append("--launch past the last matching kernel does not fail with its reason")
+        picture = os.path.join(tmp, "t.png")
+        r = run("--kernel", "gemm", "--launch", "1", "--out", picture, "--labels", "mine", path, path)
+        if r.returncode != 0 or r.stdout.count("gemm_kernel") != 2:
+            failures.append(f"two files, --launch 1: {r.returncode} {r.stderr}")
+        elif "picture: " + picture in r.stdout:
+            if not os.path.getsize(picture):
+                failures.append("--out printed a picture that is empty")
+        elif "matplotlib is not installed" not in r.stdout:
+            failures.append("--out neither drew a picture nor said why not")
         bad = os.path.join(tmp, "bad.csv")
         with open(bad, "w") as f:
             f.write("kernel 1 ms\n")
