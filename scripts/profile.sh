@@ -95,6 +95,7 @@ for step in "${steps[@]}"; do
   "${cmd[@]}" >"$out_dir/$name.log" 2>&1 || { tail -n 20 "$out_dir/$name.log" >&2; status=1; continue; }
   if [ "$tool" = timeline ]; then
     python3 "$root/scripts/pm_timeline.py" "$out_dir/$name.log" || status=1
+    echo "samples: $out_dir/$name.log (scripts/pm_timeline.py FILE --out PICTURE.png draws them)"
   elif [ "$tool" = trace ]; then
     echo "trace: $out_dir/$name.trace.json (open in chrome://tracing or ui.perfetto.dev)"
   elif [ "$tool" = nsys ]; then
