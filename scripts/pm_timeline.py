@@ -28,14 +28,17 @@ import os
 import re
 import sys
 
-# (column, counter name as it ends in Nsight Compute's PM sampling group, scale)
-COLUMNS = [
-    ("MHz", "sm__cycles_active.avg", None),
-    ("tensor", "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed", 1.0),
-    ("fma", "sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_sustained_elapsed", 1.0),
-    ("issue", "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed", 1.0),
-    ("L2", "lts__throughput.avg.pct_of_peak_sustained_elapsed", 1.0),
-    ("DRAM", "dramc__throughput.avg.pct_of_peak_sustained_elapsed", 1.0),
+# (column, counter name as it ends in Nsight Compute's PM sampling group). The clock column is the
+# average SM's active cycles per sample over the sample's length; the others are % of peak as sampled.
+CLOCK = "sm__cycles_active.avg"
+PIPES = [
+    ("tensor", "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed"),
+    ("fma", "sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_sustained_elapsed"),
+]
+COLUMNS = [("MHz", CLOCK)] + PIPES + [
+    ("issue", "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed"),
+    ("L2", "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
+    ("DRAM", "dramc__throughput.avg.pct_of_peak_sustained_elapsed"),
 ]
 INTERVAL = "profiler__pmsampler_interval_time"
 
@@ -67,7 +70,7 @@ def kernels(path):
         cells = dict(zip(header, row))
         series = {}
         for name, cell in cells.items():
-            for _, counter, _ in COLUMNS:
+            for _, counter in COLUMNS:
                 if name.endswith(counter):
                     values = samples(cell)
                     if values:
@@ -80,36 +83,38 @@ def mean(values):
     return sum(values) / len(values) if values else 0.0
 
 
+def active_span(series):
+    """[first, last) of the samples in which some SM was active; (0, 0) where none was."""
+    busy = [i for i, v in enumerate(series.get(CLOCK) or []) if v > 0]
+    return (busy[0], busy[-1] + 1) if busy else (0, 0)
+
+
 def summarise(name, series, interval_ns, slices, out):
-    active = series.get("sm__cycles_active.avg")
-    if not active or interval_ns <= 0:
+    if CLOCK not in series or interval_ns <= 0:
         print(f"{name}: no PM sampling series (the GPU or this Nsight Compute may not offer it)", file=out)
         return
-    busy = [i for i, v in enumerate(active) if v > 0]
-    if not busy:
+    first, last = active_span(series)
+    if last == first:
         print(f"{name}: no active samples", file=out)
         return
-    first, last = busy[0], busy[-1] + 1
-    span_us = (last - first) * interval_ns / 1000
-    cols = [(label, counter, scale) for label, counter, scale in COLUMNS if counter in series]
+    us = interval_ns / 1000
+    cols = [(label, counter) for label, counter in COLUMNS if counter in series]
     print(f"{name[:100]}", file=out)
-    print(f"  {last - first} samples of {interval_ns / 1000:g} us: {span_us:,.1f} us with SMs active", file=out)
-    head = "  " + f"{'from us':>9}" + "".join(f"{label:>8}" for label, _, _ in cols)
-    print(head, file=out)
+    print(f"  {last - first} samples of {us:g} us: {(last - first) * us:,.1f} us with SMs active", file=out)
+    print("  " + f"{'from us':>9}" + "".join(f"{label:>8}" for label, _ in cols), file=out)
 
     def row(label, lo, hi):
         cells = []
-        for _, counter, scale in cols:
-            part = series[counter][lo:hi]
-            value = mean(part) / (interval_ns / 1000) if scale is None else mean(part) * scale
-            cells.append(f"{value:8.0f}" if scale is None else f"{value:8.1f}")
+        for _, counter in cols:
+            value = mean(series[counter][lo:hi])
+            cells.append(f"{value / us:8.0f}" if counter == CLOCK else f"{value:8.1f}")
         print("  " + f"{label:>9}" + "".join(cells), file=out)
 
     n = last - first
     for s in range(slices):
         lo, hi = first + n * s // slices, first + n * (s + 1) // slices
         if hi > lo:
-            row(f"{(lo - first) * interval_ns / 1000:,.0f}", lo, hi)
+            row(f"{(lo - first) * us:,.0f}", lo, hi)
     lo, hi = first + n // 10, first + n * 9 // 10
     if hi > lo:
         row("steady", lo, hi)
@@ -119,10 +124,15 @@ def short_name(name):
     return re.split(r"[<(]", name, maxsplit=1)[0].replace("void ", "").strip()[:40]
 
 
-def active_span(series):
-    active = series.get("sm__cycles_active.avg") or []
-    busy = [i for i, v in enumerate(active) if v > 0]
-    return (busy[0], busy[-1] + 1) if busy else (0, 0)
+def moving_average(values, window):
+    """Each value averaged with the window - 1 before it (fewer at the start)."""
+    out, total = [], 0.0
+    for i, v in enumerate(values):
+        total += v
+        if i >= window:
+            total -= values[i - window]
+        out.append(total / min(i + 1, window))
+    return out
 
 
 def plot(kernels_kept, labels, out):
@@ -134,26 +144,17 @@ def plot(kernels_kept, labels, out):
     except ImportError:
         return False
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
-    pipes = [(label, counter) for label, counter, scale in COLUMNS[1:3]]
-    for (name, series, interval), label in zip(kernels_kept, labels):
+    for (_, series, interval), label in zip(kernels_kept, labels):
         first, last = active_span(series)
         us = interval / 1000
-        window = max(1, round(30 / us))  # 30 us
-        def smooth(values):
-            out, acc = [], 0.0
-            for i, v in enumerate(values):
-                acc += v
-                if i >= window:
-                    acc -= values[i - window]
-                out.append(acc / min(i + 1, window))
-            return out
+        window = max(1, round(30 / us))  # samples in 30 us
         t = [(i - first) * us / 1000 for i in range(first, last)]  # ms from the first active sample
-        clock = smooth([v / us for v in series["sm__cycles_active.avg"][first:last]])
+        clock = moving_average([v / us for v in series[CLOCK][first:last]], window)
         line, = top.plot(t, clock, label=label, linewidth=1.2)
-        busiest = max((c for _, c in pipes if c in series), key=lambda c: mean(series[c][first:last]), default=None)
+        busiest = max((p for p in PIPES if p[1] in series), key=lambda p: mean(series[p[1]][first:last]), default=None)
         if busiest:
-            pipe = dict((c, l) for l, c in pipes)[busiest]
-            bottom.plot(t, smooth(series[busiest][first:last]), color=line.get_color(), linewidth=1.2,
+            pipe, counter = busiest
+            bottom.plot(t, moving_average(series[counter][first:last], window), color=line.get_color(), linewidth=1.2,
                         label=f"{label}: {pipe} pipe")
     top.set_ylabel("SM clock while active (MHz)")
     top.legend(loc="lower left", fontsize=8)
@@ -193,7 +194,7 @@ def main(argv=None):
             summarise(name, series, interval, a.slices, sys.stdout)
             kept.append((name, series, interval, path))
     if a.out:
-        drawable = [(n, s, i, f) for n, s, i, f in kept if "sm__cycles_active.avg" in s and i > 0]
+        drawable = [(n, s, i, f) for n, s, i, f in kept if CLOCK in s and i > 0]
         labels = [x.strip() for x in a.labels.split(",")] if a.labels else []
         labels += [f"{os.path.basename(f)}: {short_name(n)}" for n, _, _, f in drawable[len(labels):]]
         if not drawable:
