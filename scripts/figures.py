@@ -385,9 +385,9 @@ def fig_streams_pipeline():
          f"06_streams.cu: kStreams = {streams}, kChunksPerStream = {per_stream} → {chunks} chunks, chunk c on stream "
          "c % 4 (number in a box: c). Each stream runs its work in order; the H2D copies of all streams share one\n"
          "copy engine, the D2H copies use the other, so the run is bounded by 2 × 16 H2D units + the last kernel "
-         "and D2H. Idealised: each direction at full rate (on the H100 both directions at once share ~80 GB/s),\n"
-         "kernel widths not to scale (measured: ~0.4 ms of a ~20 ms trip). The measured Nsight Systems trace is "
-         "drawn elsewhere in the chapter.", fs=8)
+         "and D2H. Idealised: each direction at full rate (on the H100 both directions at once move ~75 GB/s),\n"
+         "kernel widths not to scale (measured: ~0.4 ms of a ~16 ms trip). The GPU's own trace of a run is "
+         "drawn below it in the chapter.", fs=8)
     return fig
 
 
