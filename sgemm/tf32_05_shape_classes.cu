@@ -55,7 +55,7 @@ constexpr const char* kId = "sgemm/tf32_05_shape_classes";
 bool too_few_tiles_for_the_tensor_cores(const Gemm& g) {
   const ladder::DeviceInfo& dev = *g.dev;
   const double fp32 = ladder::spec_fp32_gflops(dev), tf32 = ladder::spec_tf32_gflops(dev);
-  const double ratio = fp32 > 0 && tf32 > 0 ? tf32 / fp32 : 8.0;  // 8: an H100's, the only sm_90a GPU
+  const double ratio = fp32 > 0 && tf32 > 0 ? tf32 / fp32 : 8.0;  // 8: an H100's or H200's (sm_90a)
   const int64_t tiles = ((g.m + tf32_wgmma_specialized::TM - 1) / tf32_wgmma_specialized::TM) *
                         ((g.n + tf32_wgmma_specialized::TN - 1) / tf32_wgmma_specialized::TN);
   return double(tiles) * ratio < double(dev.sm_count);
