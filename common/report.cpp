@@ -91,8 +91,10 @@ JsonWriter& JsonWriter::field(const std::string& k, double v) {
   if (!std::isfinite(v)) {
     out_ += "null";
   } else {
+    // Whole numbers below 2^53 (byte and FLOP counts, sizes) exactly; other values to 6 digits.
     char buf[40];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
+    const bool whole = std::fabs(v) < 9007199254740992.0 && v == std::floor(v);
+    std::snprintf(buf, sizeof buf, whole ? "%.0f" : "%.6g", v);
     out_ += buf;
   }
   return *this;

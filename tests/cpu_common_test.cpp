@@ -291,6 +291,8 @@ TEST(Json, RecordHasTheSchemaFieldsAndNullsForMissingValues) {
   r.metric_unit = "GB/s";
   r.ceiling = ladder::Ceiling{"copy", 3000, "GB/s", ""};
   r.extras.push_back({"transfer_floor_ms", 12.5, "ms"});
+  r.min_bytes = 536870912;  // 2 x 8192^2 floats: a whole number, written exactly (not 5.36871e+08)
+  r.flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
   std::string j = ladder::to_json(r);
   EXPECT_EQ(j.front(), '{');
   EXPECT_EQ(j.back(), '}');
@@ -302,7 +304,8 @@ TEST(Json, RecordHasTheSchemaFieldsAndNullsForMissingValues) {
                         "\"total_ms\":null", "\"metric\":{\"value\":2400,\"unit\":\"GB/s\"}",
                         "\"metric_from\":\"kernel_ms\"",
                         "\"ceiling\":{\"name\":\"copy\",\"value\":3000,\"unit\":\"GB/s\"}",
-                        "\"pct_of_ceiling\":80", "\"extra\":{\"transfer_floor_ms\":12.5}"})
+                        "\"pct_of_ceiling\":80", "\"extra\":{\"transfer_floor_ms\":12.5}",
+                        "\"work\":{\"min_bytes\":536870912,\"flops\":137438953472}"})
     EXPECT_NE(j.find(k), std::string::npos) << k << " in " << j;
   r.ceiling.reset();
   r.verify_skipped = true;
