@@ -12,6 +12,7 @@ Standard library only (matplotlib optional).
 """
 import argparse
 import json
+import os
 import sys
 
 
@@ -133,7 +134,7 @@ def main():
           f"{n['busy_us'] / 1e3:.3f} ms; copies {n['copies_us'] / 1e3:.3f} ms, kernels {n['kernels_us'] / 1e3:.3f} ms, "
           f"both at once {n['overlap_us'] / 1e3:.3f} ms ({100 * n['overlap_us'] / max(n['kernels_us'], 1e-9):.0f}% of the kernel time)")
     if a.out:
-        draw(gpu, a.out, a.title or a.trace)
+        draw(gpu, a.out, a.title or os.path.basename(a.trace))
     return 0
 
 
