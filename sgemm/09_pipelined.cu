@@ -14,8 +14,9 @@
 // next fragments), the tile shapes: tunable, --tile NAME (BMxBNxBK_TMxTN_wWMxWN_sSTAGES), the
 // default computed from the device and the shape (default_choice: the tilings that fit, their blocks
 // per SM, waves over the GPU's SMs — 128 x 256 tiles where they fill whole waves, 128 x 128 where
-// they would leave a last wave nearly empty). The tile loop is a device function (pipelined_tile,
-// with A's row pitch apart from k) that steps 10 and 11 reuse on slices of k. Needs cp.async:
+// they would leave a last wave nearly empty). The tile loop is a device function (pipelined_tile_at:
+// any tile, A's row pitch apart from k, the accumulators handed to the caller's finish) that steps
+// 10-12 reuse on slices of k. Needs cp.async:
 // sm_80 or newer (exit 2 on older GPUs).
 // Costs: shared memory S x (BK (BM + 4) + BK BN) x 4 bytes (dynamic, > 48 KB needs an opt-in);
 // registers for the second fragment buffer (2 (TM + TN)); 8 x 16 thread tiles take ~240 registers
@@ -36,13 +37,15 @@ using warptiling::ATileMap;
 using warptiling::BTileMap;
 using warptiling::WarpTile;
 
-// One block's tile of C = A·B (m x n, inner dimension k): the whole pipelined k loop and the store.
-// A's rows are lda floats apart (k for a whole GEMM; step 10 runs this on slices of k). A device
-// function so that step 10's kernel can run it unchanged; sgemm_pipelined below is its kernel here.
-template <class T, int Stages, bool VecB>
-__device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int64_t lda,
-                                               const float* __restrict__ B, float* __restrict__ C,
-                                               int64_t m, int64_t n, int64_t k, int64_t tiles_n) {
+// The tile of C = A·B (m x n, inner dimension k) at origin t: the whole pipelined k loop, then
+// finish(wt, acc, c_tile, m_left, n_left) with the accumulators (pipelined_tile below stores them to
+// C). A's rows are lda floats apart (k for a whole GEMM; steps 10 and 12 run this on slices of k).
+// A device function so that the kernels of steps 10 and 12 run it unchanged; sgemm_pipelined below
+// is its kernel here.
+template <class T, int Stages, bool VecB, class Finish>
+__device__ __forceinline__ void pipelined_tile_at(TileOrigin t, const float* __restrict__ A, int64_t lda,
+                                                  const float* __restrict__ B, float* __restrict__ C,
+                                                  int64_t m, int64_t n, int64_t k, Finish&& finish) {
   static_assert(Stages >= 2, "at least one tile in flight while another is multiplied");
   constexpr int BM = T::BM, BN = T::BN, BK = T::BK;
   using AMap = ATileMap<BM, BK, T::THREADS, 1>;  // 4-byte copies: the transpose needs single floats
@@ -51,7 +54,6 @@ __device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int6
   float* const As = smem;                      // [Stages][BK][AS_LD]: A transposed
   float* const Bs = smem + Stages * T::AS_TILE;  // [Stages][BK][BS_LD]
 
-  const TileOrigin t = tile_origin(tiles_n, BM, BN);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const T wt(warp, lane);
   const AMap am(warp, lane);
@@ -147,8 +149,20 @@ __device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int6
     }
   }
 
-  // Step 4: registers -> C.
-  wt.template store<VecB>(c_tile, acc, 0, 0, m_left, n_left, n);
+  // Step 4: registers -> C (finish).
+  finish(wt, acc, c_tile, m_left, n_left);
+}
+
+// This block's tile (blockIdx.x, row by row), stored to C.
+template <class T, int Stages, bool VecB>
+__device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int64_t lda,
+                                               const float* __restrict__ B, float* __restrict__ C,
+                                               int64_t m, int64_t n, int64_t k, int64_t tiles_n) {
+  pipelined_tile_at<T, Stages, VecB>(
+      tile_origin(tiles_n, T::BM, T::BN), A, lda, B, C, m, n, k,
+      [n](const T& wt, const float (&acc)[T::TM][T::TN], float* c_tile, int m_left, int n_left) {
+        wt.template store<VecB>(c_tile, acc, 0, 0, m_left, n_left, n);
+      });
 }
 
 template <class T, int Stages, int MinBlocks, bool VecB>

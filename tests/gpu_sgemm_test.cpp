@@ -16,6 +16,9 @@
 //                (up to 100,000), 64 x 64 x 65536 and (100,70,20000) — the split paths — and the
 //                bars' (1,4096,4096), (4096,1,4096), (8,4096,4096); step 11 names its class in its
 //                choice and its split paths give the same bits twice;
+//   12           the dynamic tail: more tiles than block slots with a partial last wave — the cut
+//                named in the choice (on the H100 without a profile at two shapes), the same bits
+//                in two processes;
 //   aat steps    all 16 pairs of m, k in {1, 33, 1000, 4096}; --init analytic at two sizes;
 //   tunable      every --tile candidate (read from the step's own "known:" list) at three awkward
 //                sizes: (67,45,33) — odd everything; (131,133,600) — scalar B rows, and k long enough
@@ -275,6 +278,40 @@ TEST(SgemmShapeClassesGpu, NamesItsClassAndIsDeterministic) {
       if (c.split) results.push_back(ladder_test::read_npy(dir.path() + "/C.npy").data);
     }
     if (c.split) {
+      EXPECT_TRUE(results[0] == results[1]) << "two runs of " << id << " gave different bits";
+    }
+  }
+}
+
+// Step 12 cuts the last wave of a C with more tiles than block slots into pieces of k: it names the
+// cut in its choice, verifies, and gives the same bits in two processes (each tile's partials added
+// in slice order, no float atomics). On the H100 without a profile both shapes are cut (step 09's
+// 128 x 256 tiles: 153 tiles for 132 slots, 21 of them in 6 pieces); on other GPUs a shape that is not
+// cut there is skipped.
+TEST(SgemmDynamicTailGpu, CutsTheLastWaveAndIsDeterministic) {
+  REQUIRE_GPU();
+  const std::string id = "sgemm/12_dynamic_tail";
+  const auto steps = series_steps(false);
+  if (std::find(steps.begin(), steps.end(), id) == steps.end()) GTEST_SKIP() << id << " is not registered";
+  for (const Shape s : {Shape{2100, 2101, 3100}, Shape{2100, 2100, 3100}}) {
+    SCOPED_TRACE(shape_name(s, false));
+    std::vector<std::vector<char>> results;
+    for (int run = 0; run < 2; ++run) {
+      ladder_test::TempDir dir;
+      std::vector<std::string> args = size_args(s, false);
+      for (const char* a : {"--seed", "11", "--json", "--no-ceiling", "--reps", "3", "--warmup", "1", "--dump"})
+        args.push_back(a);
+      args.push_back(dir.path());
+      auto r = ladder_test::run_step(id, args);
+      ASSERT_VERIFIED(id, r);
+      const bool cut = r.output.find("dynamic tail:") != std::string::npos;
+      const bool h100 = ladder_test::seen_device().profile.empty() &&
+                        r.json.find("\"device\":\"NVIDIA H100 80GB HBM3\"") != std::string::npos;
+      if (h100) EXPECT_TRUE(cut) << r.output;
+      if (!cut) break;
+      results.push_back(ladder_test::read_npy(dir.path() + "/C.npy").data);
+    }
+    if (results.size() == 2) {
       EXPECT_TRUE(results[0] == results[1]) << "two runs of " << id << " gave different bits";
     }
   }
