@@ -194,7 +194,7 @@ Plan plan(const Gemm& g) {
   const pipelined::Candidate& c = *ch.tiling;
   const int64_t tiles = ch.tiles, slots = ch.slots;
   if (tiles <= slots || tiles % slots == 0) {
-    p.why_not = "whole waves";
+    p.why_not = tiles <= slots ? "one wave or less" : "whole waves";
     return p;
   }
   if (g.k < pipelined::kLongK) {  // a tile's time grows with k, a piece's partial tile does not
