@@ -4,9 +4,10 @@
 // 132 SMs, one at a time each. The hardware hands each SM a new tile when it finishes one, which
 // balances whole tiles only: the last 116 tiles start wherever an SM comes free and the launch ends
 // when the slowest of them ends. And the SMs are not equally fast at step 09's loop: it is 73 KB of
-// code, more than an SM's instruction cache keeps (about 32 KB), and SMs far from where the code is
+// code, more than an SM's instruction cache keeps (about 30 KB), and SMs far from where the code is
 // fetched from run a tile up to a third slower (the chapter's appendix measures it: 696-701 us a
-// tile on the median SM, 1.30-1.35 times that on the slowest). Their last tiles end late.
+// tile on the median SM, up to 1.30 and 1.35 times that on the slowest in two traces). Their last
+// tiles end late.
 // Here the tiles of the last, partial wave are cut into Q pieces along k, and the work is handed out
 // in two parts in one launch:
 //  * blocks 0 .. full - 1 (full = the whole waves' tiles) run step 09's tile loop on a tile each,
@@ -37,8 +38,8 @@
 // reset them), the workspace (Step::workspace_bytes), the rule for Q. Step 09's tile loop is now
 // pipelined_tile_at (any tile, the accumulators handed to a finish function) so that this kernel
 // runs it unchanged.
-// Costs: a partial tile per piece written and read once (at 4096^3, 928 pieces of 128 KB: 116 MiB,
-// mostly from L2), a k-loop prologue per piece, and one more kernel per tiling in the build. The
+// Costs: a partial tile per piece, written once and read once (at 4096^3, 928 pieces of 128 KiB:
+// 116 MiB), a k-loop prologue per piece, and one more kernel per tiling in the build. The
 // counters live in global memory of this process: two launches of this step at once on different
 // streams would share them (the harness runs one at a time, as step 11).
 // Source: stream-K (Osama, Merrill, Cecka, Garland, Kerr, "Stream-K: Work-centric Parallel
