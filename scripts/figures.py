@@ -1725,6 +1725,67 @@ def fig_stream_k():
     return fig
 
 
+@figure("sgemm/img/fig_dynamic_tail.png")
+def fig_dynamic_tail():
+    """Whole tiles handed out by the hardware against step 12's dynamic tail, on a toy GPU of 6 SMs of
+    which two (SMs 2 and 3) run the tile loop 1.35 times slower, with 11 tiles of 8 k steps (one block
+    slot per SM: a wave of 6 and a tail of 5). Whole tiles: each SM takes the next tile when it is
+    free; the slow SMs take a tile of the last wave late and the launch waits for it. The dynamic
+    tail: the first wave whole, then the 5 tail tiles in 4 pieces of 2 k steps each, taken from a
+    counter by whichever SM is free: the slow SMs take fewer, and every SM ends within about a piece
+    of the others; the last piece of a tile to finish (its number marked +) adds the tile's partials. Step 12 at
+    4096³ cuts 116 tiles in 8 pieces for 132 SMs; 4 here keep the picture legible. A schematic in k
+    steps of a fast SM, not a measurement."""
+    sms, tiles, K, slow, factor, parts = 6, 11, 8, (2, 3), 1.35, 4
+    colours = [OI["orange"], OI["sky"], OI["green"], OI["yellow"], OI["blue"], OI["red"], OI["purple"],
+               "#999999", OI["lightgrey"], "#8FD0B8", "#F4C27A"]
+    speed = [factor if sm in slow else 1.0 for sm in range(sms)]
+
+    def greedy(work):  # work: (tile, k0, k1) in the order handed out; returns rows and the end time
+        free = [0.0] * sms
+        rows = [[] for _ in range(sms)]
+        ends = {}
+        for tile, k0, k1 in work:
+            sm = min(range(sms), key=lambda i: (free[i], i))
+            dur = (k1 - k0) * speed[sm]
+            name = f"{tile}"
+            rows[sm].append([name, free[sm], dur, colours[tile], tile])
+            free[sm] += dur
+            ends.setdefault(tile, []).append((free[sm], sm, len(rows[sm]) - 1))
+        for tile, pieces in ends.items():  # the piece that finishes last adds the partials
+            if len(pieces) > 1:
+                _, sm, i = max(pieces)
+                rows[sm][i][0] = f"{tile}+"
+        return rows, max(free)
+
+    whole, whole_end = greedy([(t, 0, K) for t in range(tiles)])
+    full = tiles - tiles % sms
+    step = K // parts
+    cut_work = [(t, 0, K) for t in range(full)]
+    cut_work += [(t, p * step, (p + 1) * step) for t in range(full, tiles) for p in range(parts)]
+    cut, cut_end = greedy(cut_work)
+    fig = new_fig(10.5, 6.6, "The last wave when some SMs are slower: whole tiles against pieces")
+    xmax = max(whole_end, cut_end) + 1.5
+    panels = [("whole tiles, each to the next free SM (step 09's kernel)", whole, whole_end),
+              (f"step 12: the first wave whole, the last {tiles - full} tiles in {parts} pieces of k from a "
+               "counter", cut, cut_end)]
+    for i, (title, rows_of, end) in enumerate(panels):
+        ax = fig.add_axes([0.1, 0.6 - 0.37 * i, 0.86, 0.28])
+        rows = [(f"SM {sm}" + (" (slow)" if sm in slow else ""), [tuple(b[:4]) for b in rows_of[sm]], sm)
+                for sm in range(sms)]
+        timeline_rows(ax, rows, (sms - 0.4, -0.6), (0, xmax), "time, in k steps of a fast SM")
+        ax.set_title(title, fontsize=9.5, loc="left")
+        ax.axvline(end, color=OI["dark"], ls="--", lw=0.8)
+        ax.text(end + 0.2, -0.3, f"ends at {end:.1f}", fontsize=8, va="center")
+    note(fig, 0.03, 0.085,
+         f"Whole tiles: the launch ends when the slow SM that took the last tile finishes it, {whole_end:.1f} "
+         f"k steps in; pieces: at {cut_end:.1f}, the slow SMs having taken fewer of them. Each piece carries "
+         "its tile's number; a + marks the piece that finishes its tile last and adds the tile's partials "
+         "in slice order.",
+         fs=8, width=0.94)
+    return fig
+
+
 @figure("avg_matvec/img/fig_launch_timeline.png")
 def fig_launch_timeline():
     """An idealised timeline of one call of step 06 against one of step 07 at a launch-bound size: the
