@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(T::THREADS, MinBlocks)
       tail_tile = p / pieces, slice = p % pieces;
       tile = full + tail_tile, k0 = slice * k_piece, kc = k - k0 < k_piece ? k - k0 : k_piece;
     }
-    const TileOrigin origin{tile / tiles_n * T::BM, tile % tiles_n * T::BN};
+    const TileOrigin origin = tile_origin_of(tile, tiles_n, T::BM, T::BN);
     // A's rows keep their pitch k; B's slice starts k0 rows down.
     pipelined::pipelined_tile_at<T, Stages, VecB>(
         origin, A + k0, k, B + k0 * n, C, m, n, kc,

@@ -133,10 +133,13 @@ struct TileOrigin {
 };
 
 #ifdef __CUDACC__
+// Tile number `tile`, numbered row by row.
+__device__ __forceinline__ TileOrigin tile_origin_of(int64_t tile, int64_t tiles_n, int tile_m, int tile_n) {
+  return {tile / tiles_n * tile_m, tile % tiles_n * tile_n};
+}
 // This block's tile, numbered row by row.
 __device__ __forceinline__ TileOrigin tile_origin(int64_t tiles_n, int tile_m, int tile_n) {
-  const int64_t t = blockIdx.x;
-  return {t / tiles_n * tile_m, t % tiles_n * tile_n};
+  return tile_origin_of(blockIdx.x, tiles_n, tile_m, tile_n);
 }
 #endif
 
