@@ -27,10 +27,9 @@
 // and at 4000 x 3000 x 2000 the cut (120 tiles in 7 pieces of 288 k) ran at 89.1% of cuBLAS where
 // the uncut kernel runs at 94.6%.
 // H100, CUDA 13.0, 2026-11-27, three processes each, % of cuBLAS in the same process: 4096^3
-// 93.4% in all three (09: 91.8-92.6%), 8192 x 4096 x 4096 95.5-95.6% (09: 94.7%). Q came from a
+// 94.6% in all three (09: 92.6-92.8%), 8192 x 4096 x 4096 97.4% (09: 94.6-95.0%). Q came from a
 // build of step 09 with the same tail: Q = 4, 8, 16, 32 gave 94.0, 94.7, 94.1 and 90.5% at 4096^3
-// (09 92.1-92.9%); that build's kernel ran faster than this step's (94.7 against 93.4%) for a
-// reason not pinned down (ptxas gives this step's kernel 255 registers, 09's 247).
+// (09 92.1-92.9%).
 // Every other shape runs as step 11 (whole waves, a k under 3072, or a tiling without a tail kernel
 // run step 09's kernel unchanged); the choice line says which and why.
 // Changes from step 11: the tail kernel (a whole tile or pieces, one tile loop), the piece counter
@@ -70,7 +69,9 @@ struct Cut {
 };
 
 // Block b < full: tile b, whole. Block b >= full: a worker, pieces from the counter until none is
-// left. One inlined tile loop for both (two copies of 09's 73 KB loop would be twice the code).
+// left. One inlined tile loop for both: a build whose whole tiles ran 09's tile function apart, a
+// second copy of the 73 KB loop in the kernel (and 16 bytes of spills), ran at 87.4% of cuBLAS at
+// 4096^3 (H100, three processes).
 template <class T, int Stages, int MinBlocks, bool VecB>
 __global__ void __launch_bounds__(T::THREADS, MinBlocks)
     sgemm_dynamic_tail(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
@@ -83,25 +84,29 @@ __global__ void __launch_bounds__(T::THREADS, MinBlocks)
   __shared__ int next_piece, last_piece;
   for (bool first = true;; first = false) {
     int64_t tile = blockIdx.x, k0 = 0, kc = k;
-    int tail_tile = 0, slice = 0;
     if (!worker) {
       if (!first) break;
     } else {
       if (tid == 0) next_piece = atomicAdd(&g_counters[0], 1);
       __syncthreads();
       const int p = next_piece;
-      __syncthreads();  // every thread has read it before the next atomicAdd overwrites it
       if (p >= tail * pieces) break;
-      tail_tile = p / pieces, slice = p % pieces;
-      tile = full + tail_tile, k0 = slice * k_piece, kc = k - k0 < k_piece ? k - k0 : k_piece;
+      const int slice = p % pieces;
+      tile = full + p / pieces, k0 = slice * k_piece, kc = k - k0 < k_piece ? k - k0 : k_piece;
     }
     const TileOrigin origin = tile_origin_of(tile, tiles_n, T::BM, T::BN);
     // A's rows keep their pitch k; B's slice starts k0 rows down.
     pipelined::pipelined_tile_at<T, Stages, VecB>(
         origin, A + k0, k, B + k0 * n, C, m, n, kc,
-        // By value: a lambda that holds references to the kernel's locals cost ptxas registers.
+        // The finish captures only the kernel's parameters, and takes the piece from shared memory
+        // and the thread from threadIdx again: a value it captures from the code above (the worker
+        // flag, the piece's tile and slice, the thread) is live through the whole tile loop, in a
+        // register the loop's schedule no longer has. Captured, the step ran at 93.3-93.4% of
+        // cuBLAS at 4096^3; not, 94.4% (three processes each, in turn; H100, 2026-11-27).
         [=](const T& wt, float (&acc)[T::TM][T::TN], float* c_tile, int m_left, int n_left) {
-          if (!worker) return wt.template store<VecB>(c_tile, acc, 0, 0, m_left, n_left, n);
+          if (blockIdx.x < full) return wt.template store<VecB>(c_tile, acc, 0, 0, m_left, n_left, n);
+          const int tid = threadIdx.x;
+          const int tail_tile = next_piece / pieces, slice = next_piece % pieces;
           // A piece: its partial to the workspace (a thread's accumulators THREADS floats apart, so
           // a warp writes 128 contiguous bytes each time), then count it in.
           float* const tile_partials = partials + int64_t(tail_tile) * pieces * kPiece;
@@ -132,7 +137,8 @@ __global__ void __launch_bounds__(T::THREADS, MinBlocks)
           if (tid == 0) g_counters[2 + tail_tile] = 0;
           wt.template store<VecB>(c_tile, acc, 0, 0, m_left, n_left, n);
         });
-    __syncthreads();  // the next piece's prologue overwrites the stages this one read
+    __syncthreads();  // the next piece's prologue overwrites the stages this one read, and the next
+                      // atomicAdd next_piece, which every thread has read
   }
   // The last worker out: every piece number has been drawn, so the counter can start over.
   if (worker && tid == 0 && atomicAdd(&g_counters[1], 1) == static_cast<int>(gridDim.x - full) - 1) {
