@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -370,6 +371,37 @@ TEST(SgemmUsage, SeriesFlagsTileAndAnalyticLimits) {
     r = ladder_test::run_step(id, {"--init", "ones"});
     EXPECT_EQ(r.exit_code, 2) << id << "\n" << r.output;
   }
+}
+
+// Step 13 is step 11's source assembled with ptxas --register-usage-level=0 where the toolkit has
+// the option (sgemm/CMakeLists.txt). Its copy of step 09's 128 x 256 x 32 kernel must then differ
+// from step 11's, instruction by instruction (the same source, another assembly): equal code would
+// mean the option never reached ptxas. Read from the built executables with cuobjdump -sass.
+TEST(SgemmBuild, Step13AssemblesStep09sKernelItsOwnWay) {
+#ifndef LADDER_PTXAS_REGISTER_USAGE_LEVEL
+  GTEST_SKIP() << "this toolkit's ptxas has no --register-usage-level: step 13 builds as step 11";
+#else
+  const std::string eleven = "sgemm/11_shape_classes", thirteen = "sgemm/13_ptxas_registers";
+  if (ladder_test::step_path(eleven).empty() || ladder_test::step_path(thirteen).empty())
+    GTEST_SKIP() << "steps 11 and 13 are not both in this build";
+  const std::string kernel =
+      "_ZN5sgemm9pipelined15sgemm_pipelinedINS_10warptiling8WarpTileILi128ELi256ELi32ELi64ELi64ELi8ELi16EEELi3ELi1ELb1EEEvPKfS6_Pfllll";
+  // The instruction lines only ("/*0a30*/  FFMA R1, ..."): the headers name the executable.
+  auto instructions = [&](const std::string& id) {
+    std::string out;
+    std::istringstream sass(ladder_test::cuobjdump("-sass -fun " + kernel, id));
+    for (std::string line; std::getline(sass, line);)
+      if (line.find("/*") != std::string::npos && line.find("*/") != std::string::npos &&
+          line.find("Function") == std::string::npos)
+        out += line + "\n";
+    return out;
+  };
+  if (ladder_test::cuobjdump("--list-elf", eleven).empty()) GTEST_SKIP() << "cuobjdump is not installed";
+  const std::string a = instructions(eleven), b = instructions(thirteen);
+  ASSERT_NE(a.find("FFMA"), std::string::npos) << "no " << kernel << " in " << eleven;
+  ASSERT_NE(b.find("FFMA"), std::string::npos) << "no " << kernel << " in " << thirteen;
+  EXPECT_NE(a, b) << thirteen << " holds step 09's kernel exactly as " << eleven << " does";
+#endif
 }
 
 }  // namespace
