@@ -9,7 +9,7 @@
 // aggressively increase register usage", ptxas --help) is ptxas's own knob for one of them.
 // At level 0 step 09's kernel takes 245 registers instead of 247, executes the same instructions
 // (2.314 against 2.313 billion warp instructions at 4096^3), waits less for instructions to arrive
-// (no_instruction stalls 0.22 per issue against 0.31-0.37) and takes 7% fewer cycles: 96.2-96.5% of
+// (no_instruction stalls 0.22 per issue against 0.31-0.37) and takes 4-7% fewer cycles: 96.2-96.5% of
 // cuBLAS at 4096^3 against 92.4-92.9% (H100, CUDA 13.0, 2026-11-27, three processes each). Which part
 // of the new assembly does it is not pinned down: the loop holds the same instructions but for a
 // few integer ones, and its FFMAs read no fewer operands from one register bank.
