@@ -9,8 +9,11 @@
 // becomes 60. For a 32-wide block it rounds the pitch to a multiple of 32 (no conflict either
 // way: a warp is then a single block row). The column pass needs none: its tile rows are blockDim.x
 // floats apart, so a warp's 32 accesses are 32 consecutive words across two block rows.
-// Nsight Compute: l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum / _op_st.sum fall to 0
-// for the row pass, shared wavefronts per instruction to 1 (the post: 1.871 / 1.435 -> 1 / 1).
+// Nsight Compute (H100, 4096 x 4096, K = 17): the row pass's
+// l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum / _op_st.sum fall from 8,771,378 /
+// 883,852 to 88,066 / 54,475 (not 0, but the level of the column pass, which needs no padding:
+// 138,879 / 53,543), shared wavefronts per load / store instruction from 1.96 / 1.82 to 1.01 / 1.05
+// (the post: 1.871 / 1.435 -> 1 / 1).
 // Changes from step 04: pitch = padded_pitch(28 + K - 1, 28) instead of 28 + K - 1.
 // Costs: up to 31 unused floats per block row (16 at K = 17: 1.8 KB per block).
 // Source: "separable convolution with CUDA", section 四 (solve the bank conflict).

@@ -8,10 +8,11 @@
 //    To make every window start on a float4, the row is staged from x0 - R4 (R rounded up to 4)
 //    and the taps are shifted by R4 - R (zeros in front); taps are padded with zeros to whole
 //    chunks (K' = K + shift, rounded up to 4). Zero taps add exact zeros: results are unchanged.
-//  * Column pass: a block stages a 128-column tile of the intermediate, TH + K - 1 rows tall with
-//    its halo (TH = warps x P rows), and each thread computes a P x 4 patch: P outputs down 4
-//    columns. Per chunk of 4 taps it loads 4 new rows of its window (P - 1 stay in registers) and
-//    does 16 P FMAs.
+//  * Column pass: a block stages a 128-column tile of the intermediate, TH + K' - 1 rows tall with
+//    its halo and a row per zero tap (TH = warps x P rows; K' here is K rounded up to a multiple
+//    of 4, the column taps padded to whole chunks), and each thread computes a P x 4 patch: P
+//    outputs down 4 columns. Per chunk of 4 taps it loads 4 new rows of its window (P - 1 stay in
+//    registers) and does 16 P FMAs.
 //  * Global memory: 16-byte loads and stores when the width is a multiple of 4 (every row then
 //    starts 16-byte aligned); otherwise the same kernels with scalar loads and stores, each lane
 //    taking columns lane, lane + 32, lane + 64, lane + 96, so a warp still touches 128 consecutive

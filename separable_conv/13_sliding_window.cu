@@ -1,13 +1,13 @@
 // separable_conv step 13: sliding windows — a thread filters 16 outputs in a row along the filter's
 // direction, so each value it loads from shared memory feeds up to 16 FMAs instead of 4.
-// Step 11 at K = 31 (8192 x 8192) issues an instruction in 71% of its SMs' cycles, and what its warps
-// most often wait for is a shared-memory load: 3.2 short-scoreboard stalls per issued instruction,
-// the shared-memory pipe busy 73% of the time (Nsight Compute: 0.70 wavefronts per pixel; a
-// wavefront is one pass of the pipe, up to 128 bytes). Most of them are its two filters' loads: its
-// row pass gives a row to a warp and 4 outputs to a lane, each lane loading its own window of K + 3
-// floats (about 40 bytes per output); its column pass gives 4 rows x 4 columns to a thread, which
-// loads K + 3 rows of a float4 (34 bytes per output). Here each thread slides its filter along a
-// run of 16 outputs, the window in registers:
+// Step 11 at K = 31 (8192 x 8192) issues an instruction in 72.4% of its SMs' cycles, and what its
+// warps most often wait for is a shared-memory load: 3.00 short-scoreboard stalls per issued
+// instruction, the shared-memory pipe busy 72% of the time (Nsight Compute: 0.69 wavefronts per
+// pixel; a wavefront is one pass of the pipe, up to 128 bytes). Most of them are its two filters'
+// loads: its row pass gives a row to a warp and 4 outputs to a lane, each lane loading its own
+// window of K + 3 floats (36-40 bytes per output); its column pass gives 4 rows x 4 columns to a
+// thread, which loads K + 3 rows of a float4 (34 bytes per output). Here each thread slides its
+// filter along a run of 16 outputs, the window in registers:
 //  * the row pass gives a row to each lane: lane i filters row i of a group of 32, warp w its
 //    columns 16 w .. 16 w + 15, loading (K + 18) / 4 float4s for 16 outputs (12 bytes per output
 //    at K = 31). The 8 lanes of a quarter-warp now load the same column of 8 consecutive rows, which
