@@ -8,9 +8,10 @@
 //     4 LDS.32 per thread and k8 step, and wgmma's B (8 x 256, shared memory, K-major) is A's tile as
 //     TMA wrote it. The accumulators hold Cᵀ: the epilogue writes them to C transposed.
 //     B's tile comes as 4 TMA boxes of 32 k-rows x 32 n (128 bytes, 128-byte swizzle); which n a
-//     fragment row stands for is ours to choose, and rows r -> n = (r & 3) + 4 (r >> 3 & 1) +
-//     16 (r >> 2 & 1) (+ 8 for odd warps) make the 32 lanes of every LDS hit 32 different banks
-//     under the swizzle (the chapter has the derivation);
+//     fragment row stands for is ours to choose, and rows r -> n = 32 box + (r & 3) + 4 (r >> 3 & 1)
+//     + 16 (r >> 2 & 1) + 8 (warp & 1), box = 2 consumer + warp / 2 (the B box the warp reads), make
+//     the 32 lanes of every LDS hit 32 different banks under the swizzle (the chapter has the
+//     derivation);
 //   * warp specialisation: warpgroup 0 is the producer (one thread issues every TMA copy, S stages
 //     ahead, gated by the `empty` barriers), warpgroups 1 and 2 are consumers, each 64 n x 256 m of
 //     the tile with m64n256k8 wgmmas (128 accumulators a thread);
