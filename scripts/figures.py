@@ -598,6 +598,95 @@ def fig_multi_element():
 
 
 
+def _vector_tile_access(side, layout, warp=1, p=0, j=0):
+    """Step 06's float4 path (06_vector_tiles.cu: 64 x 64 tile, tile[64][65], 32 x 8 threads, kVec = 4):
+    the (row, column) of tile[][] that each lane of `warp` touches in pass p, vector element j, on the
+    shared store (side "store", step 2) or the shared load (side "load", step 3). layout "plain":
+    element (r, c) at tile[r][c]; "slot": at tile[slot(r)][slot(c)], slot(i) = (i % 4) * 16 + i / 4."""
+    vec, side_len = 4, 64
+    groups = side_len // vec                 # kGroups = 16
+    rows_per_pass = 32 * 8 // groups         # kRowsPerPass = 16
+
+    def slot(i):
+        return (i % vec) * groups + i // vec
+
+    words = []
+    for lane in range(32):
+        l = 32 * warp + lane
+        g, pr = l % groups, l // groups
+        if side == "store":   # tile[slot(pr + p*16)][j*16 + g] = v[p][j]: element (pr + 16p, 4g + j)
+            r, c = pr + p * rows_per_pass, g * vec + j
+        else:                 # w[j] = tile[j*16 + g][slot(pr + p*16)]: element (4g + j, pr + 16p)
+            r, c = g * vec + j, pr + p * rows_per_pass
+        words.append((slot(r), slot(c)) if layout == "slot" else (r, c))
+    return words
+
+
+@figure("transpose/img/fig_vector_tile_banks.png")
+def fig_vector_tile_banks():
+    """Step 06's shared tile, tile[64][65], and the 32 words one warp touches in one shared access,
+    coloured by bank, bank = (row * 65 + column) % 32. Warp 1 (threads 32-63), first pass, element
+    j = 0 of each float4. Top: stored plainly, element (r, c) at tile[r][c]: the store covers two tile
+    rows at 16 columns 4 apart, the load two tile columns at 16 rows 4 apart, and either way the 32
+    words fall in 16 banks, two in each (2 wavefronts). Bottom: step 06's layout, tile[slot(r)][slot(c)]
+    with slot(i) = (i % 4) * 16 + i / 4: the store covers two slot rows 16 apart at 16 consecutive
+    slot columns, the load two slot columns 16 apart at 16 consecutive slot rows: 32 banks, one
+    wavefront. The bars count the warp's words per bank."""
+    import numpy as np
+    side, pitch, warp = 64, 65, 1
+    cmap = plt.get_cmap("viridis")
+    fig = new_fig(10.0, 11.0, "transpose 06: the banks of one warp's shared access (bank = (row·65 + col) % 32)")
+    panels = [("plain", "store", "tile[r][c], step 2 (shared store)"),
+              ("plain", "load", "tile[r][c], step 3 (shared load)"),
+              ("slot", "store", "tile[slot(r)][slot(c)], step 2 (shared store)"),
+              ("slot", "load", "tile[slot(r)][slot(c)], step 3 (shared load)")]
+    worst_by_layout = {}
+    for k, (layout, access, title) in enumerate(panels):
+        col, row = k % 2, k // 2
+        x0, y0 = 0.07 + 0.49 * col, 0.585 - 0.44 * row
+        words = _vector_tile_access(access, layout, warp=warp)
+        assert len(set(words)) == 32
+        banks = [(r * pitch + c) % 32 for r, c in words]
+        hits = [banks.count(b) for b in range(32)]
+        worst = max(hits)
+        worst_by_layout.setdefault(layout, []).append(worst)
+        img = np.full((side, pitch, 3), 0.91)
+        img[:, side] = 0.75  # the pad word of each row
+        for (r, c), b in zip(words, banks):
+            img[r, c] = cmap(b / 31)[:3]
+        ax = fig.add_axes([x0, y0, 0.42, 0.265])
+        ax.imshow(img, interpolation="nearest", extent=(0, pitch, side, 0), aspect="auto")
+        for r, c in words:
+            box(ax, c, r, 1, 1, ec="black", lw=0.5, zorder=3)
+        ax.set_xticks([0, 16, 32, 48, 64])
+        ax.set_yticks([0, 16, 32, 48, 63])
+        ax.tick_params(labelsize=7, length=2)
+        ax.set_xlabel("word in the row (64 = pad)", fontsize=7.5, labelpad=1)
+        ax.set_ylabel("row of tile[][]", fontsize=7.5, labelpad=1)
+        verdict = ("32 banks, one word each → 1 wavefront" if worst == 1 else
+                   f"{sum(1 for h in hits if h)} banks, {worst} words each → {worst} wavefronts")
+        ax.set_title(f"{title}\n{verdict}", fontsize=9,
+                     color="black" if worst == 1 else OI["red"])
+        axh = fig.add_axes([x0, y0 - 0.095, 0.42, 0.05])
+        axh.bar(range(32), hits, color=[cmap(b / 31) for b in range(32)], edgecolor=OI["dark"], lw=0.4)
+        axh.set_xlim(-0.7, 31.7)
+        axh.set_ylim(0, 2.6)
+        axh.set_yticks([0, 1, 2])
+        axh.set_xticks([0, 8, 16, 24, 31])
+        axh.set_xlabel("bank", fontsize=7.5, labelpad=1)
+        axh.set_ylabel("words", fontsize=7.5)
+        axh.tick_params(labelsize=7, length=2)
+        axh.spines[["top", "right"]].set_visible(False)
+    assert max(worst_by_layout["plain"]) == 2 and max(worst_by_layout["slot"]) == 1
+    note(fig, 0.05, 0.955,
+         "06_vector_tiles.cu, float4 path: thread l = 32·warp + lane takes vector column g = l % 16 and tile row "
+         f"pr = l / 16; drawn: warp {warp} (pr = 2, 3), pass p = 0, element j = 0 of each float4. Top: the tile "
+         "stored plainly; bottom: step 06's de-interleaved tile. Outlined and coloured (colour = bank, as in the "
+         "bars under each tile): the 32 words the warp touches; grey: the rest of the tile, the pad column darker.",
+         fs=8, width=0.92)
+    return fig
+
+
 @figure("transpose/img/fig_sector_aligned.png")
 def fig_sector_aligned():
     """Three rows of `out` at rows = 8191 (rows of `out` start 7, 6 and 5 floats into a sector), each

@@ -8,7 +8,8 @@
 // DRAM is written in whole sectors: a part that L2 cannot complete in time is merged with the sector
 // read from DRAM first (read-modify-write): DRAM reads that a transpose does not need. Whole
 // sectors are not quite enough: stores that start 32 bytes past a 64-byte boundary still cost L2
-// about 20% more written sectors than the data (README: the counters); 64-byte-aligned ones do not.
+// about 20% more written sectors than the data (appendix.md, "07 in detail" > "What the counters
+// show"); 64-byte-aligned ones do not.
 // This step aligns the tile to the memory instead of to the matrix (kAlign floats: 16 by default):
 //  - out side: block (k, j) owns, in each of its tile's out rows c, the kR floats that start at the
 //    kAlign boundary at or before r = kR k: r in [kR k - ph(c), kR k + kR - ph(c)), ph(c) < kAlign
@@ -23,7 +24,8 @@
 //    block): its skew is the same for all 32 lanes and all its rows, and a tile de-interleaved like
 //    06's keeps every shared access free of bank conflicts.
 //  - the _sN variants walk a block down a strip of N tiles and carry the halo in registers from one
-//    tile to the next; on the H100 they measured slower than one tile per block (README).
+//    tile to the next; on the H100 they measured slower than one tile per block (appendix.md,
+//    "Variants (--variant)").
 // Tiles inside the matrix move whole vectors with no bounds checks; at the edges the same code
 // checks each vector and moves one that crosses the edge one float at a time.
 // Changes from step 06: the out segments skewed to 64-byte boundaries, the 16-row halo (only when
@@ -420,13 +422,13 @@ const std::vector<Variant> kVariants{
 };
 
 // The default for this GPU: the first of 64x128_a16, 64x64_a16 and 64x64 (in the order they
-// measured on the H100, the README's variants section) of which two blocks fit on one SM. Two,
-// because a block has no load in flight while it waits at its barrier and while it stores: with one
-// block per SM the SM's share of the memory system idles for that time (64x64_a32, one block of
-// 1,024 threads per SM, ran at 55-61% of the ceiling). blocks_per_sm() asks the occupancy
+// measured on the H100: appendix.md, "Variants (--variant)") of which two blocks fit on one SM.
+// Two, because a block has no load in flight while it waits at its barrier and while it stores:
+// with one block per SM the SM's share of the memory system idles for that time (64x64_a32, one
+// block of 1,024 threads per SM, ran at 55-61% of the ceiling). blocks_per_sm() asks the occupancy
 // calculator (registers, shared memory, threads and blocks per SM), under LADDER_DEVICE_PROFILE
-// with that GPU's limits. 64x128_a16 needs 40.3 KiB (41,280 bytes) and 512 threads a block: two
-// fit an H100, an A100 or an RTX 3060 (100 KiB and 1,536 threads per SM), one a T4 (64 KiB), which
+// with that GPU's limits. 64x128_a16 needs 40.3 KiB (41,280 bytes) and 512 threads a block: two fit
+// an H100, an A100 or an RTX 3060 (100 KiB and 1,536 threads per SM), one a T4 (64 KiB), which
 // takes 64x64_a16 (20.3 KiB).
 template <int kR, int kC, int kAlign>
 int resident_blocks(const ladder::DeviceInfo& dev) {

@@ -7,8 +7,9 @@
 // but each row of `out` (one column of `in`) receives only the band's few pieces of it. For a short,
 // wide matrix, 1025 x 32769 say, the band is one tile row of 257 tiles: 33,000 rows of `out`, 256
 // bytes each, 4 KB apart — every piece opens a DRAM page of its own — and the last tile row, 1 to
-// 16 floats per row of `out` (a ragged bottom edge), is the last wave alone. 07 reaches 84% of the
-// copy ceiling there, against 90-92% where the tile rows end evenly (1024 or 1088 rows; README).
+// 16 floats per row of `out` (a ragged bottom edge), is the last wave alone. 07 reaches 84-88% of
+// the copy ceiling there, against 90-92% where the tile rows end evenly (1024 or 1088 rows;
+// appendix.md, "Tall, narrow and short, wide matrices").
 // Here, when the matrix is wider than tall, the tiles are numbered in groups of G tile columns,
 // row by row inside a group (grouped_tile, transpose.cuh), with G = the resident blocks / tile rows
 // (at least 1): as many whole tile columns as the resident blocks fill, 15 at 1025 x 32769 on an
