@@ -1,7 +1,8 @@
 // avg_matvec step 01: <<<1, L>>> — one block, one thread per row, the N batches in a loop.
 // Thread j averages row j of batch k (M consecutive doubles), then the block computes the L
 // elements of out[:, k] one after the other: each thread puts v[j] * W[i][j] into shared memory and
-// a tree sweep halves the block until smem[0] holds the dot product (log2 L barriers per element).
+// a tree sweep halves the block until smem[0] holds the dot product (log2 L + 1 barriers per
+// element: one before the products are stored, log2 L in the sweep).
 // Changes from step 00: the GPU, with the post's first kernel as written, minus its bugs (it
 // multiplied by W^T, indexed out with the wrong variable and had no barrier between two sweeps).
 // Costs: almost the whole GPU sits idle. One block runs on one SM of 132 (Nsight Compute: "This

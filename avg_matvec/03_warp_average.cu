@@ -7,9 +7,13 @@
 // l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum), and a sweep that starts at the largest power
 // of two below L and guards its upper half, so any multiple of 32 works.
 // Costs: the averaging is no longer the problem; Step 2 is. Per batch the block still runs
-// L * (log2 L + 1) barriers, each waiting for the slowest of L/32 warps (Warp State Statistics:
-// stalls on barrier lead, smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio), with
-// most of the block idle in the late rounds of each sweep.
+// L * (log2 L + 1) barriers, each waiting for the slowest of L/32 warps, with most of the block
+// idle in the late rounds of each sweep, and each sweep starts with a load of W[i][j] that must
+// land before its first barrier: L global-load latencies per batch, one behind the other. Warp
+// State Statistics (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22, N = 64): long-scoreboard stalls lead,
+// 5.55 per issue (smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio, the
+// loads of W among them), against 1.60 at a barrier
+// (smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio).
 // Limit: L <= 1024 and a multiple of 32 (whole warps, one thread per column of W in Step 2).
 // Source: "【CUDA】Nsight profile驱动的CUDA优化", 4. Shuffle warp (gpu_version3).
 // Run: build/bin/avg_matvec_03_warp_average --L 512 --M 512 --N 1024

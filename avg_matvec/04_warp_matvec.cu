@@ -3,11 +3,13 @@
 // read 32 consecutive doubles of row i of W per load (coalesced), multiply them by the means in
 // shared memory and add the 32 lane sums with the same five shuffles. No shared-memory partial
 // products and no barrier after the means are in place: every warp runs on its own.
-// Changes from step 03: Step 2 (L sweeps of log2 L barriers each -> one barrier per batch).
+// Changes from step 03: Step 2 (L sweeps of log2 L + 1 barriers each -> one barrier per batch).
 // Costs: now the matrix is the cost. Every block reads all of W (L * L * 8 bytes, 2 MiB at L = 512)
-// for one batch: N times the same 2 MiB, from L2, as many bytes as the input itself at L = M
-// (lts__t_sectors_srcunit_tex_op_read.sum against dram__bytes_read.sum), and L * L FMAs per
-// 8 * L * M bytes read. The N mat-vecs share W: that is a matrix product.
+// for one batch: N times the same 2 MiB, as many bytes as the input itself at L = M, served by L1
+// and L2 (Nsight Compute, H100, CUDA 13.0, 2026-11-26, the default size: of the 4.29 GB loaded
+// through L1, l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum, half W, 2.94 GB came from L2,
+// lts__t_sectors_srcunit_tex_op_read.sum: the input's 2.15 GB and only 0.79 GB of W), and L * L
+// FMAs per 8 * L * M bytes read. The N mat-vecs share W: that is a matrix product.
 // Limit: L <= 1024 and a multiple of 32, as step 03.
 // Source: beyond the post, which stops at step 03; the shuffle is its section 4.
 // Run: build/bin/avg_matvec_04_warp_matvec --L 512 --M 512 --N 1024

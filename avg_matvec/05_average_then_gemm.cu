@@ -7,7 +7,8 @@
 //      and V on chip and reuses each element many times instead of re-reading W once per batch.
 // Changes from step 04: two kernels instead of one; no block-per-batch structure, so no limit on L.
 // Why faster: the GEMM does the 2 * L * L * N flops at a fraction of the time step 04's mat-vec
-// spent streaming W from L2, and the averaging kernel no longer waits on the mat-vec of its batch.
+// spent loading W once per batch (from L1 and L2), and the averaging kernel no longer waits on the
+// mat-vec of its batch.
 // Costs: V's round trip (write, then read by the GEMM: 2/M of the input's bytes) and a second
 // launch. What is left is the averaging kernel's own bandwidth (dram__throughput.avg.pct_of_peak_
 // sustained_elapsed): 8-byte loads, at most four per lane in flight (nvcc unrolls the warp-stride

@@ -12,6 +12,11 @@
 //   - exactly as many blocks as are resident at once (occupancy API x SMs), each warp streaming
 //     row after row: no block launch overhead, no tail wave.
 // Changes from step 05: the averaging kernel; the DGEMM is step 05's, included unchanged.
+// Why it is not faster here: step 05's averaging kernel already keeps DRAM 93% busy (Nsight
+// Compute, H100, CUDA 13.0, 2026-11-26), so wider loads and more bytes in flight have nothing left
+// to win; on the H100 step 06 is a little slower than step 05, at the default size (0.98x,
+// 2026-11-27) and at (1024, 128, 8). Steps 07 and 08 build on it for its code: 08 calls
+// average_rows_by_warps, which strides over the rows with whatever warps the grid has.
 // Why not fuse the mat-vec as well: it would save V's round trip (2/M of the input's bytes) and one
 // launch, but a fused kernel must re-read W per batch (step 04's problem) or be a GEMM itself,
 // while the DGEMM's 2 L^2 N flops on 8 (L^2 + 2 L N) bytes are a small job for the H100.

@@ -4,15 +4,16 @@
 // for each launch to arrive. call_ms (events around the call) is then several times kernel_ms (the
 // GPU's own record of its kernels). A CUDA Graph records the launches once, by stream capture, and
 // replays them with one cudaGraphLaunch: one enqueue instead of two, none of cuBLAS's host work, and
-// the second kernel queued on the GPU before the first ends.
+// the second kernel already on the GPU, started without waiting for the host (on one stream it
+// still starts only after the first has ended).
 // Changes from step 06: launch() captures 06's launches into a graph on the first call (after one
 // ordinary run of them, so that cuBLAS has loaded its kernels before the capture) and afterwards
 // only launches the graph. The kernels are 06's, unchanged.
 // Why it helps: the host's part of a call shrinks to one launch; the kernels take as long as before.
 // At the default size (2 GB of input, 0.7 ms) it changes nothing measurable.
 // Costs: a graph is fixed: the same pointers, sizes and stream every call. A call with other
-// arguments captures anew (the graph is kept per argument set). Capture and instantiation take tens
-// of microseconds, paid once. The graph is never destroyed: it lives as long as the process.
+// arguments captures anew (the graph is kept per argument set). Capture and instantiation are a
+// one-time cost per argument set. The graph is never destroyed: it lives as long as the process.
 // Source: beyond the post; CUDA Programming Guide, "CUDA Graphs" (stream capture).
 // Run: build/bin/avg_matvec_07_cuda_graph --L 1024 --M 128 --N 8
 #include "06_vector_average.cu"  // vector_average::launch

@@ -215,7 +215,8 @@ int run(const Step& step, int argc, char** argv) {
     phase.clock = ladder::Clock::host;
     phase.poison = [&] { std::memset(h_out.get(), 0xFF, out_bytes); };  // NaN
     phase.check = check_result;
-    res.notes.push_back("host memory; the copy ceiling and the floor are the GPU's, for scale");
+    res.notes.push_back(
+        "host memory; the bandwidth ceiling and the floor are the GPU's, for scale");
   } else {
     // Step 3: device buffers, filled on the step's stream and complete before the first run.
     stream = std::make_unique<ladder::Stream>();
@@ -250,14 +251,16 @@ int run(const Step& step, int argc, char** argv) {
   res.kernel = ladder::measure_phase(res, phase, opt, dump);
 
   // Step 5: the metric (input, W and out once each over the time) and the floor: the input's bytes
-  // at the copy ceiling of this run, the time no step can beat.
+  // at the bandwidth ceiling of this run (copies and read kernels), the time no step can beat.
   res.metric_value = ladder::gbps(min_bytes(s), res.kernel.median);
   res.min_bytes = min_bytes(s);
   // The averages (one add per input element) and the mat-vecs (2 L^2 per batch).
   res.flops = input_bytes(s) / 8.0 + 2.0 * double(s.L) * double(s.L) * double(s.N);
   if (res.ceiling) {
     const double floor_ms = input_bytes(s) / (res.ceiling->value * 1e9) * 1e3;
-    res.extras.push_back({"floor_ms", floor_ms, "ms (the input's bytes at the copy ceiling)"});
+    res.extras.push_back({"floor_ms", floor_ms,
+                          "ms (the input's bytes at the bandwidth ceiling: copies and read "
+                          "kernels)"});
     res.extras.push_back({"pct_of_floor", 100.0 * floor_ms / res.kernel.median,
                           "% (floor_ms / kernel_ms: 100 = as fast as the input can be read)"});
   }

@@ -10,9 +10,9 @@
 // and --init random|posts. What every step of this folder shares lives here and in avg_matvec.cu:
 // the inputs (seeded; `random` uniform in [-1, 1), `posts` the post's 1-or-2 values), the CPU
 // reference (OpenMP, with the magnitudes that bound its rounding), the check, the bytes the problem
-// must move and the ceiling (the copy ceiling of common/, and the floor it implies: the input's
-// bytes at copy bandwidth). A step supplies a launcher and, for the steps that run one block of L
-// threads, the limit that puts on L.
+// must move and the ceiling (the bandwidth ceiling of common/: the best of copies and read kernels,
+// and the floor it implies: the input's bytes at that bandwidth). A step supplies a launcher and,
+// for the steps that run one block of L threads, the limit that puts on L.
 #pragma once
 
 #include "common/blas.h"
