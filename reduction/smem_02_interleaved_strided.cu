@@ -5,11 +5,11 @@
 // The price: a warp's 32 accesses sdata[2 s tid] are 2s words apart. Shared memory has 32 banks of
 // 4 bytes (bank = word index % 32), and a warp whose lanes hit one bank with different addresses is
 // served one address at a time: at s = 1 lanes tid and tid + 16 share a bank (2-way conflict), at
-// s = 2 four lanes do (4-way), and from s = 4 on 8-way (with 256 threads, no more than 8 of a warp's
-// lanes are still active once the stride passes 4). ncu counts them:
+// s = 2 four lanes do (4-way), at s = 4, 8 and 16 eight do (8-way: 32, 16 and 8 active lanes in 4, 2
+// and 1 banks), then 4-way at s = 32 and 2-way at s = 64 as the active lanes run out. ncu counts them:
 // l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum.
 // Changes from smem_01: index = 2 s tid instead of tid % (2s) == 0.
-// Costs: bank conflicts, growing with the stride.
+// Costs: bank conflicts, 2-way at s = 1 growing to 8-way at s = 4 to 16 (see above).
 // Source: M. Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA, 2007), reduction #2.
 // Run: build/bin/reduction_smem_02_interleaved_strided
 #include "reduction/reduction.cuh"
