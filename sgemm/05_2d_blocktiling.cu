@@ -11,7 +11,7 @@
 // Edges: a block whose tile of C lies inside C copies its tiles without bounds checks (all but the
 // last k step when k is not a multiple of BK); only edge blocks pay for the checks. With this many
 // multiply-adds per copied element the checks are still a large share of the loop's other
-// instructions (the chapter measures what dropping them is worth).
+// instructions (the appendix measures what dropping them is worth).
 // Costs: registers — 64 accumulators, 16 operands and the addresses. Left alone, ptxas (CUDA 13.0,
 // sm_90) takes 167 per thread and only one 256-thread block fits an SM's 64K registers; MinBlocks = 2
 // caps it at 128 (no spills), the post's two blocks per SM: 16 warps, 25% occupancy on an H100 (the

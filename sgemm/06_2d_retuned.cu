@@ -28,9 +28,9 @@
 //                           128 registers (60 bytes of spills), 4 blocks per SM (16 warps)
 //   128x128x8_8x8           step 05's tiling, for comparison in the same executable
 // Changes from step 05: Tiling<...> arguments and a table of candidates; not a line of the kernel.
-// Costs: see each line above; the chapter shows what the profile says about each trade. On the H100
-// no retune beats step 05's own tiling (the chapter's table): with the copies free of checks, the
-// 8 x 8 tile's reuse is worth more than the occupancy the 4 x 4 tiles buy.
+// Costs: see each line above; the chapter and its appendix show what the profile says about the
+// trade. On the H100 no retune beats step 05's own tiling (the appendix's candidate table): with the
+// copies free of checks, the 8 x 8 tile's reuse is worth more than the occupancy the 4 x 4 tiles buy.
 // Source: "CUDA编程入门", section 线程粗化, 优化思路 and 指标对比 (减小 BM 和 BN 提升 Full Waves; 降低 TM,
 // TN 以平衡 Occupancy). Run: build/bin/sgemm_06_2d_retuned --m 4096 [--tile 64x64x8_4x4]
 #include "05_2d_blocktiling.cu"  // sgemm_2d_blocktiling, Tiling and launch_tiling, unchanged

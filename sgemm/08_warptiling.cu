@@ -9,11 +9,12 @@
 // warp's operands stay in a small patch of shared memory, and the thread tile lives in registers.
 // Also: As rows are padded to BM + 4 floats and the A tile is copied in groups that cover one
 // 32-byte sector per row with 32 different banks per warp (ATileMap), so the transposing stores
-// are nearly conflict-free too (ncu on the H100, 2026-11-25, 4096^3: shared-load conflicts 29 k of 403 M
-// wavefronts, shared-store conflicts 6.2 M, from 268 M and 22.0 M in step 07).
+// are nearly conflict-free too (ncu on the H100, 2026-11-27, 4096^3: shared-load conflicts 29 k of 403 M
+// wavefronts, shared-store conflicts 6.1 M, from 268 M and 21.9 M in step 07).
 // Changes from step 07: WarpTile (fragment offsets, outer product, the store) and the copy maps;
 // the k loop itself is unchanged — still one shared buffer and two barriers per k step.
-// Costs: none in registers (128, MinBlocks 2, no spills); 0.5 KB more shared memory for the pad.
+// Costs: none in registers (128, MinBlocks 2, no spills); 128 bytes more shared memory for the pad
+// (BK rows of 4 floats).
 // Source: beyond the posts (siboehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like
 // Performance", kernel 10 "warptiling"; CUTLASS's threadblock/warp/thread hierarchy).
 // Run: build/bin/sgemm_08_warptiling --m 4096 --n 4096 --k 4096

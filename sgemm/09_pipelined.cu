@@ -19,7 +19,7 @@
 // 10-12 reuse on slices of k. Needs cp.async:
 // sm_80 or newer (exit 2 on older GPUs).
 // Costs: shared memory S x (BK (BM + 4) + BK BN) x 4 bytes (dynamic, > 48 KB needs an opt-in);
-// registers for the second fragment buffer (2 (TM + TN)); 8 x 16 thread tiles take ~240 registers
+// registers for the second fragment buffer (2 (TM + TN)); 8 x 16 thread tiles take 243-255 registers
 // and one 256-thread block (8 warps, 12.5% occupancy) per SM: 128 independent FFMAs per warp and k
 // step hide latency instead of more warps. No tiling spills (ptxas, sm_90).
 // Source: beyond the posts (NVIDIA, CUDA C++ Programming Guide, "Asynchronous Data Copies";
