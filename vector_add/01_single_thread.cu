@@ -1,7 +1,8 @@
 // vector_add step 01: one GPU thread, <<<1, 1>>>.
 // The CPU loop moved onto the device unchanged: a single thread walks all n elements. It is
-// correct and shows the cost model at its worst — one of the ~16,000 threads the H100 can keep in
-// flight does all the work, and every iteration waits on memory latency, not bandwidth.
+// correct and shows the cost model at its worst — one of the 270,336 threads the H100 can hold at
+// once (132 SMs x 2,048) does all the work, and every iteration waits on memory latency, not
+// bandwidth.
 // Changes from step 00: the data lives in device memory (cudaMemcpy in and out); the loop is a kernel.
 // Costs: seconds at the default n; the harness times it once or twice (see the time budget).
 // Source: "CUDA编程入门", the first kernel add<<<1, 1>>>. Run: build/bin/vector_add_01_single_thread --n 10000000

@@ -4,8 +4,10 @@
 // load touches 32 different lines and uses 4 bytes of each 32-byte sector. The contrast with step
 // 02 is the lesson: same threads, same work, only the index mapping differs.
 // Changes from step 02: i = t*chunk + k instead of i = t + k*256.
-// Costs: ~32 sectors per request instead of 4 (Nsight Compute, Memory Workload Analysis); the
-// L1/L2 catch some reuse, the rest is wasted DRAM bandwidth and latency.
+// Costs: 32 sectors per request instead of 4 (Nsight Compute, Memory Workload Analysis): eight
+// times the L1/L2 traffic. L1 keeps the rest of each sector for the thread's next iterations, so
+// DRAM reads the same bytes as step 02, and with one latency-bound block this step is even a little
+// faster. Once the GPU is full (step 04) bandwidth is the limit and unused sectors waste it.
 // Source: "CUDA编程入门", the chunked indexing the post warns against. Run: build/bin/vector_add_03_block_chunked
 #include "vector_add/vector_add.cuh"
 

@@ -6,7 +6,9 @@
 // flight. Enough blocks to fill the machine once, not n/256 of them: a block that is not resident
 // is only a queue entry, and the loop covers any n.
 // Changes from step 02: blockIdx.x in the index, gridDim.x*blockDim.x as the stride, int64 indices.
-// Costs: none to speak of; the kernel is now bound by DRAM bandwidth (see the % of the copy ceiling).
+// Costs: close to, not at, the copy ceiling: one 4-byte load per array in flight per thread leaves
+// DRAM idle part of the time (Nsight Compute, H100, 2026-11-26: 80-82% busy); step 07 puts more
+// bytes in flight.
 // Source: "CUDA编程入门", section 第二次优化(Blocks), add_parallel<<<SMs x k, 256>>>.
 // Run: build/bin/vector_add_04_grid_stride --n 100000000
 #include "vector_add/vector_add.cuh"

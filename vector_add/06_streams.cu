@@ -3,10 +3,11 @@
 // overlap. Cut the arrays into chunks and give each chunk its own H2D copies, kernel and D2H copy
 // on a stream (round-robin): while chunk c is computed, chunk c+1 is copied in and chunk c-1 is
 // copied out. The H100 has separate copy engines for each direction, so H2D and D2H overlap too.
-// Why it barely helps here: the kernel takes ~0.4 ms of a ~20 ms trip, so the only thing left to
-// hide is one direction of copying behind the other; the floor is the H2D bytes over the H2D rate
-// (both directions at once share ~80 GB/s), not zero. Compare total_ms with transfer_floor_ms:
-// the same chunked copies on the same streams with no kernel.
+// What it gains here is the copies overlapping each other, not the kernel hidden: the kernel takes
+// ~0.4 ms of a trip of tens of ms, while the uploads on one copy engine overlap the downloads on the
+// other. The first upload and the last download overlap nothing, so the floor is not zero; the
+// harness measures it rather than computing it from the copy rates. Compare total_ms with
+// transfer_floor_ms: the same chunked copies on the same streams with no kernel.
 // Changes from step 05: chunks x streams with cudaMemcpyAsync instead of three whole-array copies.
 // Costs: needs pinned memory (cudaMemcpyAsync from pageable memory is synchronous); too small a
 // chunk pays per-copy overhead (~10 us each).

@@ -3,11 +3,13 @@
 // pages to whichever processor touches them. Left to itself, the kernel's first touch of each page
 // is a GPU page fault: the SM stalls, the fault is serviced, the page crosses PCIe, the access
 // replays — thousands of small transfers instead of a few large ones (the harness reports this as
-// kernel_ms_page_faulting). cudaMemPrefetchAsync moves whole ranges ahead of use at close to copy
-// bandwidth, so the end-to-end path below looks like step 05's, written without explicit copies.
+// kernel_ms_page_faulting). cudaMemPrefetchAsync moves whole ranges ahead of use, far faster than
+// faulting, though still well below a pinned copy: the end-to-end path below has step 05's shape,
+// written without explicit copies, and lands between step 04's time and step 05's.
 // Changes from step 05: no separate device buffers and no cudaMemcpy; the kernel is step 04's.
 // Costs: fault-driven migration is many times slower than a copy; managed memory must never be
-// oversubscribed on this machine (the harness checks it against free device memory first).
+// oversubscribed, which can hang the GPU rather than fail (the harness checks it against free
+// device memory first).
 // Source: "CUDA编程入门", the unified memory section (cudaMallocManaged).
 // Run: build/bin/vector_add_08_unified_memory
 #include "04_grid_stride.cu"  // add_grid_stride and its launcher

@@ -5,7 +5,8 @@
 // touched once (like here) that can match copy-then-compute, since the bytes cross the bus once
 // either way; for data read twice it loses badly, and the kernel runs at PCIe speed, not HBM speed.
 // Changes from step 05: no device buffers and no cudaMemcpy; kernel time is the end-to-end time.
-// Costs: ~50 GB/s instead of ~3 TB/s for every access; pinned memory as in step 05.
+// Costs: PCIe speed (~73 GB/s in the chapter's H100 run) instead of ~2.7 TB/s for every access;
+// pinned memory as in step 05.
 // Source: "CUDA编程入门", the zero-copy (零拷贝) section. Run: build/bin/vector_add_09_zero_copy
 #include "04_grid_stride.cu"  // add_grid_stride and its launcher
 
