@@ -136,10 +136,8 @@ int run(const Step& step, int argc, char** argv) {
     loop.check = check_host_result;
     res.kernel = ladder::measure_phase(res, loop, opt, dump);
     res.metric_value = ladder::gbps(min_bytes(n), res.kernel.median);
-  res.min_bytes = min_bytes(n);
-  res.flops = static_cast<double>(n);  // one add per element
     res.min_bytes = min_bytes(n);
-    res.flops = static_cast<double>(n);
+    res.flops = static_cast<double>(n);  // one add per element
     res.notes.push_back("host memory: pageable; the copy ceiling is the GPU's, for scale");
     return ladder::finish(res, opt);
   }
