@@ -1042,9 +1042,571 @@ def fig_warp_shuffle():
     return fig
 
 
+def _first_loads(data_blocks, threads, n):
+    """Who loads what for the first add of steps 03 (data_blocks = 1), 04 (2) and 05 (8): for every
+    input index, (block, tid) of the thread that loads it; step 03's first add is the tree's first pass
+    (tid < threads/2 reads slice[tid] and slice[tid + threads/2]), steps 04/05's is the fold
+    (thread tid reads slice[tid + j*threads], j < data_blocks)."""
+    owner = {}
+    span = threads * data_blocks
+    for b in range(n // span):
+        start = b * threads * data_blocks          # blockIdx.x * blockDim.x * kDataBlocks
+        for tid in range(threads):
+            if data_blocks == 1:
+                if tid < threads // 2:
+                    owner[start + tid] = (b, tid)
+                    owner[start + tid + threads // 2] = (b, tid)
+            else:
+                for j in range(data_blocks):
+                    owner[start + tid + j * threads] = (b, tid)
+    return owner
+
+
+@figure("reduction/img/fig_unroll_fold.png")
+def fig_unroll_fold():
+    """Who loads which input value for a block's first add, drawn small (8 threads per block, 64
+    values): step 03 (kDataBlocks 1) gives each block 8 values and its first tree pass lets threads
+    0-3 add slice[tid + 4] while threads 4-7 load nothing; step 04 (kDataBlocks 2) gives each block 16
+    values and every thread adds slice[tid + 8]; step 05 (kDataBlocks 8) gives the one block 64 values
+    and every thread loads slice[tid + 8j], j = 0..7. The number in a cell is the tid that loads it.
+    The real steps run 512 threads per block (kThreads): at n = 2^28, 524,288, 262,144 and 65,536
+    blocks."""
+    T, n = 8, 64
+    pick = 3
+    steps = [(1, "step 03 — one value per thread: 8 blocks; first tree pass, tid < 4: slice[tid] += slice[tid + 4]",
+              "threads 4-7 of every block load nothing: 32 of 64 threads idle"),
+             (2, "step 04 — two data blocks per block: 4 blocks; fold: slice[tid] += slice[tid + 8]",
+              "all 32 threads load 2 values; half the blocks"),
+             (8, "step 05 — eight data blocks per block: 1 block; fold: slice[tid] = Σ_j slice[tid + 8·j], j = 0..7",
+              "all 8 threads load 8 values, all 8 in flight; an eighth of the blocks")]
+    fig = new_fig(11, 8.2, "Steps 03 → 04 → 05: who loads which value before the tree (toy: blockDim.x = 8, n = 64)")
+    h = 0.262
+    for k, (D, title, verdict) in enumerate(steps):
+        owner = _first_loads(D, T, n)
+        span = T * D
+        blocks = n // span
+        ax = grid_ax(fig, [0.02, 0.67 - k * h, 0.96, h - 0.01], (-6.2, n + 0.4), (-2.6, 5.9), equal=False)
+        text(ax, -6.0, -2.1, title, fs=9, ha="left", fontweight="bold")
+        text(ax, -0.4, 0.4, "x[0..63]", fs=7.5, ha="right")
+        text(ax, -0.4, 4.1, "threads", fs=7.5, ha="right")
+        for b in range(blocks):
+            col = CYCLE8[b % 8]
+            x0 = b * span
+            brace_h(ax, x0 + 0.1, x0 + span - 0.1, -0.15, f"block {b}", fs=7, below=False)
+            # the first data block: where the fold leaves its sums and the tree runs next
+            if D > 1:
+                box(ax, x0, 0, T, 0.8, ec="black", lw=1.6, zorder=4)
+            tw = span / T
+            for t in range(T):
+                loads = [i for i in range(x0, x0 + span) if owner.get(i) == (b, t)]
+                chosen = t == pick and b == (1 if blocks > 1 else 0)
+                box(ax, x0 + t * tw + 0.08, 3.7, tw - 0.16, 0.8, fc=col if loads else "white",
+                    ec="black" if chosen else OI["dark"], lw=1.6 if chosen else 0.4,
+                    hatch=None if loads else "////", text=f"t{t}", fs=6.5 if tw < 2 else 7, bold=chosen,
+                    zorder=3 if chosen else 1)
+                for i in loads:
+                    arrow(ax, i + 0.5, 0.8, x0 + (t + 0.5) * tw, 3.7, lw=1.1 if chosen else 0.35,
+                          ms=5 if chosen else 0.1, color="black" if chosen else "#AAAAAA",
+                          zorder=3 if chosen else 0, style="-|>" if chosen else "-")
+        for i in range(n):
+            b, t = owner.get(i, (i // span, None))
+            box(ax, i, 0, 1, 0.8, fc=CYCLE8[b % 8], lw=0.4, text=str(t), fs=6.5, zorder=2)
+        text(ax, n, 5.3, verdict, fs=8.3, ha="right", color=OI["dark"], style="italic")
+    note(fig, 0.03, 0.135,
+         "Cell colour: the block; number in a cell: the tid that loads the value; arrows: the values each thread "
+         "loads (black: thread 3 of block 1, of block 0 in step 05); hatched thread: no load at all. Outlined in "
+         "steps 04 and 05: the block's first data block, where slice[tid] holds the fold's sums and step 03's tree "
+         "then runs. Index arithmetic of 03_interleaved.cu, 04_unroll2.cu and 05_unroll8_warps.cu: start = "
+         "blockIdx.x·blockDim.x·kDataBlocks, thread tid reads slice[tid + j·blockDim.x].\n"
+         "Real sizes: kThreads = 512, so a block covers 512, 1,024 and 4,096 values, and n = 2^28 needs 524,288, "
+         "262,144 and 65,536 blocks; the value thread tid loads in data block j is 2 KiB (512 ints) past the one "
+         "in data block j − 1, and each warp-wide load is 32 consecutive ints.", fs=8)
+    return fig
+
+
+@figure("reduction/img/fig_grid_stride_int4.png")
+def fig_grid_stride_int4():
+    """Step 08's loads, drawn small: 2 blocks of 4 threads, kUnroll = 4, n = 183 ints (n4 = 45 int4s
+    and a tail of 3). Thread `first` reads data4[i + u*stride], u = 0..3, stride = gridDim*kThreads
+    int4s, then i += kUnroll*stride; loads at or past n4 give zeros, and the last n % 4 ints are read
+    one each by the threads first < n % 4. Below, one real warp-wide int4 load: 32 lanes x 16 B = 512
+    contiguous bytes, 16 sectors, all used. The real launch: kThreads = 256, 1,056 blocks on an H100,
+    stride = 270,336 int4s."""
+    G, T, U = 2, 4, 4                     # gridDim.x, kThreads, kUnroll (toy)
+    n = 183
+    n4 = n // 4
+    stride = G * T                        # int4s
+    pick = (1, 2)                         # (blockIdx.x, threadIdx.x)
+    # rows of the drawing: (k, u, [(first, int4 index or None)])
+    rows = []
+    iters = max(len(range(f, n4, U * stride)) for f in range(stride))
+    for k in range(iters):
+        for u in range(U):
+            rows.append((k, u, [(f, f + k * U * stride + u * stride) for f in range(stride)]))
+    tail = [(f, 4 * n4 + f) for f in range(stride) if f < n - 4 * n4]
+
+    fig = new_fig(11, 7.9, "Step 08: grid-stride loop with int4 loads (toy: gridDim.x = 2, kThreads = 4, kUnroll = 4, n = 183)")
+    rh = 1.25
+    ny = len(rows) * rh + 0.6 + 2 * 0.5 + rh
+    ax = grid_ax(fig, [0.02, 0.375, 0.96, 0.565], (-13.5, 4 * stride + 13), (-1.6, ny), equal=False)
+    text(ax, -13.3, -1.25, "for (i = first; i < n4; i += kUnroll·stride)   v[u] = i + u·stride < n4 ? data4[i + u·stride] "
+         ": make_int4(0, 0, 0, 0)", fs=8.5, ha="left", family="DejaVu Sans Mono")
+    for f in range(stride):
+        b, t = divmod(f, T)
+        text(ax, 4 * f + 2, -0.45, f"b{b} t{t}", fs=7, color=OI["dark"])
+    y = 0.0
+    row_y = []
+    for k, u, cells in rows:
+        if u == 0 and k > 0:
+            y += 0.5
+        row_y.append(y)
+        lo, hi = cells[0][1], cells[-1][1]
+        text(ax, -0.4, y + 0.4, f"k = {k}, u = {u}:  data4[{lo}..{hi}]", fs=7.5, ha="right")
+        for f, i4 in cells:
+            b, t = divmod(f, T)
+            chosen = (b, t) == pick
+            assert i4 - u * stride < n4   # every thread enters every drawn iteration (true for n = 183)
+            live = i4 < n4                # else the load gives make_int4(0, 0, 0, 0)
+            for e in range(4):
+                box(ax, 4 * f + e, y, 1, 0.8, fc=CYCLE8[[1, 0][b]] if live else "white",
+                    ec=OI["dark"] if live else OI["grey"], lw=0.3)
+            box(ax, 4 * f, y, 4, 0.8, ec="black" if chosen else OI["dark"], lw=1.8 if chosen else 0.8,
+                zorder=4 if chosen else 2, text=f"t{t}" if live else "0", fs=7.5 if live else 7,
+                tc="black" if live else "#999999", bold=chosen)
+            if live:
+                text(ax, 4 * f + 2, y + 1.0, f"{4 * i4}–{4 * i4 + 3}", fs=5.8, color="#555555")
+        y += rh
+    # the tail: data[4*n4 + first] for first < n % 4
+    y += 0.5
+    text(ax, -0.4, y + 0.4, f"tail:  data[4·n4 + first]", fs=7.5, ha="right")
+    for f, i in tail:
+        b, t = divmod(f, T)
+        box(ax, 4 * f, y, 1, 0.8, fc=CYCLE8[[1, 0][b]], lw=0.8, text=f"t{t}", fs=6.5, zorder=2)
+        text(ax, 4 * f + 0.5, y + 1.0, str(i), fs=5.8, color="#555555")
+    text(ax, 4 * len(tail) + 0.4, y + 0.4, f"first < n − 4·n4 = {n - 4 * n4}: one scalar int each "
+         f"(ints {4 * n4}..{n - 1}); every other thread skips it", fs=7.5, ha="left", color=OI["dark"])
+    # iteration braces and the stride arrows on the right
+    xr = 4 * stride + 3.6
+    for k in range(iters):
+        y0, y1 = row_y[k * U], row_y[k * U + U - 1] + 0.8
+        brace_v(ax, y0, y1, xr, f"iteration k = {k}:\n{U} int4 loads in flight\nper thread, then\n"
+                f"i += kUnroll·stride\n= {U * stride} int4s", fs=7.2)
+    for k in range(iters):
+        for r in range(k * U + 1, k * U + U):
+            arrow(ax, 4 * stride + 0.5, row_y[r - 1] + 0.4, 4 * stride + 0.5, row_y[r] + 0.4, lw=0.9, ms=6,
+                  color="black", style="-|>")
+            text(ax, 4 * stride + 0.8, (row_y[r - 1] + row_y[r]) / 2 + 0.4, "+ stride", fs=6.8, ha="left")
+    text(ax, 4 * stride + 0.3, -0.45, f"stride = gridDim·kThreads = {stride} int4s", fs=7, ha="left")
+
+    # one real warp: 32 lanes x 16 B
+    ax2 = grid_ax(fig, [0.02, 0.16, 0.96, 0.19], (-13.5, 4 * stride + 13), (-1.5, 2.5), equal=False)
+    text(ax2, -13.3, -1.2, "one real warp-wide load (lanes 0-31 of a warp, one u): data4[i .. i + 31], 32 × 16 B = 512 "
+         "contiguous bytes", fs=8.5, ha="left", fontweight="bold")
+    for l in range(32):
+        box(ax2, l, 0, 1, 0.8, fc=OI["sky"], lw=0.3, text=str(l), fs=6)
+    for s in range(16):
+        box(ax2, 2 * s, 0, 2, 0.8, ec="black", lw=1.2, zorder=3)
+        text(ax2, 2 * s + 1, 1.1, f"s{s}", fs=6.5)
+    text(ax2, -0.4, 0.4, "lanes (16 B each)", fs=7.5, ha="right")
+    text(ax2, -0.4, 1.1, "32-B sectors", fs=7.5, ha="right")
+    for line in range(4):
+        brace_h(ax2, 8 * line + 0.05, 8 * line + 8 - 0.05, 1.45, f"128-B line {line}", fs=7)
+    text(ax2, 32.4, 0.4, "16 sectors per request,\n100% of the bytes used", fs=7.5, ha="left", color=OI["green"],
+         fontweight="bold")
+    note(fig, 0.03, 0.135,
+         "Top: one cell = one int, one outlined group = one int4 (16 B); colour = block, t = threadIdx.x, small numbers = "
+         "the ints' indices; first = blockIdx.x·kThreads + threadIdx.x. Outlined black: block 1, thread 2 (first = 6), "
+         "which loads int4s 6, 14, 22, 30, then 38 and three zeros. White: a load at or past n4, replaced by "
+         "make_int4(0, 0, 0, 0). In each row a warp reads consecutive int4s.\n"
+         "Real values (08_grid_stride_int4.cu): kThreads = 256, kUnroll = 4, gridDim.x = SMs × 8 = 1,056 on an H100 "
+         "(fewer if n/4 needs fewer blocks); stride = 270,336 int4s (4.125 MiB), one iteration covers 1,081,344 int4s "
+         "(16.5 MiB), and each thread has 4 × 16 B = 64 B in flight. At n = 2^28 each thread runs 62 or 63 iterations "
+         "and there is no tail (n % 4 = 0); --n 1000003 has a tail of 3. The input must be 16-byte aligned: launch() "
+         "throws otherwise (cudaMalloc gives 256), there is no misaligned-start path.", fs=8)
+    return fig
+
+
+@figure("reduction/img/fig_last_warp_race.png")
+def fig_last_warp_race():
+    """The post's last warp, vmem[tid] += vmem[tid + 32]; vmem[tid] += vmem[tid + 16]; ..., followed
+    for two lanes of warp 0 and the one slot between them, vmem[16] (x0..x63: the 64 values left). Lane
+    0 needs x16 + x48, which lane 16 stores at the +32 line. In lockstep it gets it; without volatile
+    lane 16 may keep its sum in a register and lane 0 reads a stale x16; with volatile but lanes running
+    apart (Volta and later) lane 16 may already have added x32 on top. Step 05's two __syncwarp() per
+    pass (warp_reduce_volatile, run by warp 0 once the 512-thread tree is down to 64 values) make the
+    first order the only one."""
+    G, R = OI["green"], OI["red"]
+    panels = [
+        ("The post, as it assumes: the warp in lockstep", G,
+         "vmem[0] = x0 + x16 + x32 + x48: right, but only because every load of a line\nran before any store of it",
+         [("op", "+32  ld x0, ld x32", "x16", "+32  ld x16, ld x48", None),
+          ("op", "+32  st vmem[0] = x0+x32", "x16+x48", "+32  st vmem[16] = x16+x48", "st"),
+          ("op", "+16  ld vmem[16] → x16+x48  ✓", "x16+x48", "+16  ld vmem[16], ld x32", G),
+          ("op", "+16  st vmem[0] = x0+x16+x32+x48", "x16+x32+x48", "+16  st vmem[16] (read by no one)", "st")]),
+        ("Without volatile: lane 16 keeps its sum in a register", R,
+         "x48 is lost: seen from one thread, no other access touches vmem[tid], so the\ncompiler may keep it in "
+         "a register and store it once, at the end",
+         [("op", "+32  ld x0, ld x32", "x16", "+32  ld x16, ld x48", None),
+          ("op", "+32  r = x0+x32   (no store)", "x16", "+32  r = x16+x48   (no store)", None),
+          ("op", "+16  ld vmem[16] → x16  ✗ stale", "x16", "+16  ld x32, r += x32", R),
+          ("op", "+16  r = x0+x32+x16   (x48 missing)", "x16", "(stores r after the last line)", None)]),
+        ("volatile, no __syncwarp: the lanes run apart (Volta and later)", R,
+         "x32 counted twice: volatile makes every access a real load or store,\nbut it orders nothing between lanes",
+         [("op", "(not yet scheduled)", "x16", "+32  ld x16, ld x48", None),
+          ("op", "", "x16+x48", "+32  st vmem[16] = x16+x48", "st"),
+          ("op", "", "x16+x48", "+16  ld vmem[16], ld x32", None),
+          ("op", "", "x16+x32+x48", "+16  st vmem[16] = x16+x32+x48", "st"),
+          ("op", "+32  ld x0, ld x32, st x0+x32", "x16+x32+x48", "", None),
+          ("op", "+16  ld vmem[16] → x16+x32+x48  ✗", "x16+x32+x48", "", R),
+          ("op", "+16  st vmem[0] = x0+x16+2·x32+x48", "x16+x32+x48", "", None)]),
+        ("Step 05: read into a register, __syncwarp, write, __syncwarp", G,
+         "right on every GPU: a lane that runs ahead waits at each __syncwarp(), so all\nreads of a pass precede "
+         "its writes, and its writes precede the next pass's reads",
+         [("op", "sum = x0", "x16", "sum = x16", None),
+          ("op", "+32  sum += slice[32] → x0+x32", "x16", "+32  sum += slice[48] → x16+x48", None),
+          ("sync", None, None, None, None),
+          ("op", "+32  st slice[0] = x0+x32", "x16+x48", "+32  st slice[16] = x16+x48", "st"),
+          ("sync", None, None, None, None),
+          ("op", "+16  sum += slice[16] → x16+x48  ✓", "x16+x48", "+16  sum += slice[32]", G),
+          ("sync", None, None, None, None),
+          ("op", "+16  st slice[0] = x0+x16+x32+x48", "x16+x32+x48", "+16  st slice[16]", "st"),
+          ("sync", None, None, None, None)]),
+    ]
+    fig = new_fig(11.6, 8.0, "The last warp: the post's volatile lines against step 05's __syncwarp, lanes 0 and 16")
+    rects = [[0.015, 0.50, 0.48, 0.42], [0.51, 0.50, 0.48, 0.42], [0.015, 0.05, 0.48, 0.42], [0.51, 0.05, 0.48, 0.42]]
+    for (title, vcol, verdict, rows), rect in zip(panels, rects):
+        ax = grid_ax(fig, rect, (-0.1, 11.3), (-1.9, 9.6), equal=False)
+        text(ax, 0.0, -1.45, title, fs=9.5, ha="left", fontweight="bold")
+        text(ax, 2.3, -0.55, "lane 0", fs=8.5, fontweight="bold")
+        text(ax, 5.55, -0.55, "vmem[16]\nin memory", fs=7.5, color=OI["dark"])
+        text(ax, 8.8, -0.55, "lane 16", fs=8.5, fontweight="bold")
+        ax.annotate("", xy=(-0.05, 7.7), xytext=(-0.05, 0.1),
+                    arrowprops=dict(arrowstyle="-|>", color="#999999", lw=0.8))
+        text(ax, -0.05, 7.9, "time", fs=6.5, color="#999999", ha="left")
+        step = 7.5 / max(len(rows), 5)
+        y = 0.1
+        for kind, l0, mem, l16, mark in rows:
+            if kind == "sync":
+                ax.plot([0.2, 11.0], [y + 0.12, y + 0.12], color=OI["blue"], lw=1.4, ls="--")
+                text(ax, 5.55, y + 0.12, "__syncwarp()", fs=7, color=OI["blue"],
+                     bbox=dict(facecolor="white", edgecolor="none", pad=0.5))
+                y += 0.45
+                continue
+            hgt = min(0.8, step * 0.8)
+            if l0:
+                box(ax, 0.2, y, 4.2, hgt, fc=OI["sky"] if "(" not in l0[:2] else "white", lw=0.4, text=l0, fs=6.8)
+            if l16:
+                box(ax, 6.9, y, 4.2, hgt, fc=OI["orange"], lw=0.4, text=l16, fs=6.8)
+            box(ax, 4.75, y, 1.6, hgt, fc=OI["lightgrey"], lw=0.4, text=mem, fs=6.8)
+            if mark == "st":
+                arrow(ax, 6.9, y + hgt / 2, 6.35, y + hgt / 2, lw=1.0, ms=6)
+            elif mark:
+                arrow(ax, 4.75, y + hgt / 2, 4.4, y + hgt / 2, lw=1.8, ms=8, color=mark)
+            y += step
+        text(ax, 0.2, 8.9, verdict, fs=8, ha="left", color=vcol, fontweight="bold")
+    return fig
+
+
 # ====================================================================================================
 # sgemm
 # ====================================================================================================
+
+def _naive_warp(step, n=4096, k=4096, p=3, block=0, warp=0):
+    """The (row, col) of C each lane of one warp computes in steps 01/02, and the 32-byte sectors its
+    loads of A[row][p], B[p][col] and its store to C touch (the steps' index arithmetic)."""
+    tile_m, tile_n = (32, 8) if step == 1 else (8, 32)  # kTileRows, kTileCols; blockDim 32 x 8 / 32 x 8
+    tiles_n = -(-n // tile_n)
+    t_row, t_col = block // tiles_n * tile_m, block % tiles_n * tile_n  # tile_origin(): blockIdx.x row by row
+    lanes = []
+    for lane in range(32):
+        tid = warp * 32 + lane
+        tx, ty = tid % 32, tid // 32  # blockDim.x = 32 in both steps
+        lanes.append((t_row + tx, t_col + ty) if step == 1 else (t_row + ty, t_col + tx))
+    sec = lambda addrs: sorted({4 * a // 32 for a in addrs})
+    return dict(tile_m=tile_m, tile_n=tile_n, t_row=t_row, t_col=t_col, lanes=lanes, p=p, k=k, n=n,
+                a=sec(r * k + p for r, c in lanes), b=sec(p * n + c for r, c in lanes),
+                c=sec(r * n + c for r, c in lanes))
+
+
+@figure("sgemm/img/fig_naive_warp.png")
+def fig_naive_warp():
+    """What one warp of sgemm steps 01 and 02 touches at one step p of its k loop (32 x 8 threads, one
+    element of C each; warp 0 of block 0, p = 3, k = n = 4096). Step 01 puts the row on threadIdx.x: the
+    warp's 32 results run down a column of C, its 32 reads of A[row][p] are k floats apart (32 sectors
+    for one request) and B[p][col] is one address (1 sector). Step 02 puts the column on threadIdx.x: the
+    results run along a row, A[row][p] is one address and B[p][col..col+31] one 128-byte line (4
+    sectors). Look at the black outlines: the sectors each load request fetches."""
+    fig = new_fig(11, 7.9, "Who reads what: one warp, one step p of the k loop (sgemm steps 01 and 02)")
+    light_a, light_b = "#D5EAF7", "#F7E3B5"
+    KW = 16  # k columns of A / rows of B drawn
+    for col_i, step in enumerate((1, 2)):
+        W = _naive_warp(step)
+        p, lanes = W["p"], W["lanes"]
+        r0, c0 = W["t_row"], W["t_col"]
+        ax = grid_ax(fig, [0.01 + 0.5 * col_i, 0.2, 0.47, 0.72], (-10, 53), (-9, 63))
+        ox = oy = 19  # C's corner
+        title = ("step 01: row = t.row + threadIdx.x,  col = t.col + threadIdx.y" if step == 1 else
+                 "step 02: row = t.row + threadIdx.y,  col = t.col + threadIdx.x")
+        text(ax, 21.5, -7.5, title, fs=9.5, fontweight="bold")
+        # C: 32 x 32 window, block tiles outlined, block 0 shaded, warp 0 in green.
+        for r in range(32):
+            for c in range(32):
+                mine = (r0 + r, c0 + c) in lanes
+                inblock = r < W["tile_m"] and c < W["tile_n"]
+                box(ax, ox + c, oy + r, 1, 1, fc=OI["green"] if mine else ("#D8EFE6" if inblock else "white"),
+                    ec="#BBBBBB", lw=0.25)
+        for t in range(0, 32, W["tile_m"]):
+            for u in range(0, 32, W["tile_n"]):
+                box(ax, ox + u, oy + t, W["tile_n"], W["tile_m"], ec=OI["dark"], lw=0.9)
+        box(ax, ox, oy, W["tile_n"], W["tile_m"], ec="black", lw=1.8, zorder=4)
+        tiles_n = -(-W["n"] // W["tile_n"])
+        for t in range(0, 32, W["tile_m"]):
+            for u in range(0, 32, W["tile_n"]):
+                blk = (r0 + t) // W["tile_m"] * tiles_n + (c0 + u) // W["tile_n"]
+                text(ax, ox + u + W["tile_n"] / 2 + (0.5 if step == 1 else 0), oy + t + W["tile_m"] / 2 + (0 if step == 1 else 0.5),
+                     f"block {blk}", fs=7.5, rotation=90 if step == 1 else 0, color="#444444", zorder=5)
+        # A: rows r0..r0+31, k 0..15.
+        a_rows = {r for r, c in lanes}
+        for r in range(32):
+            for q in range(KW):
+                used = q == p and (r0 + r) in a_rows
+                fetched = any((r0 + r) * W["k"] + q in range(8 * s, 8 * s + 8) for s in W["a"])
+                box(ax, q, oy + r, 1, 1, fc=OI["sky"] if used else (light_a if fetched else "white"),
+                    ec="#BBBBBB", lw=0.25)
+        for s in W["a"]:
+            r, q = divmod(8 * s, W["k"])
+            if 0 <= r - r0 < 32 and q < KW:
+                box(ax, q, oy + r - r0, 8, 1, ec="black", lw=1.1, zorder=4)
+        # B: k rows 0..15, columns c0..c0+31.
+        b_cols = {c for r, c in lanes}
+        for q in range(KW):
+            for c in range(32):
+                used = q == p and (c0 + c) in b_cols
+                fetched = any(q * W["n"] + c0 + c in range(8 * s, 8 * s + 8) for s in W["b"])
+                box(ax, ox + c, q, 1, 1, fc=OI["orange"] if used else (light_b if fetched else "white"),
+                    ec="#BBBBBB", lw=0.25)
+        for s in W["b"]:
+            q, c = divmod(8 * s, W["n"])
+            box(ax, ox + c - c0, q, 8, 1, ec="black", lw=1.1, zorder=4)
+        # Labels.
+        text(ax, KW / 2, oy - 1.0, f"A, rows {r0}–{r0 + 31}", fs=8)
+        text(ax, p + 0.5, oy - 2.6, f"p = {p}", fs=7.5, color=OI["blue"])
+        text(ax, ox + 16, -1.2, f"B, columns {c0}–{c0 + 31}", fs=8)
+        text(ax, ox - 0.6, p + 0.5, f"p = {p}", fs=7.5, ha="right", color=OI["red"])
+        text(ax, -0.6, oy + 16, "rows k floats (16 KiB) apart", fs=7, rotation=90, ha="right", color="#555555")
+        text(ax, ox + 16, oy + 33.0, "C: block 0's tile (black); green: warp 0's 32 results",
+             fs=7.5, va="top")
+        na, nb, nc = len(W["a"]), len(W["b"]), len(W["c"])
+        if step == 1:
+            text(ax, 8, 8, "warp 0 = threadIdx.y 0:\n32 rows, 1 column\n(lane = row)", fs=8)
+            lines = [(f"A[row][{p}]: 32 addresses k floats apart → {na} sectors", OI["blue"]),
+                     (f"B[{p}][col]: one address, a broadcast → {nb} sector", OI["red"]),
+                     (f"mean per load request ({na} + {nb}) / 2 = {(na + nb) / 2:g} sectors", "black"),
+                     (f"store to C: a column → {nc} sectors", OI["green"])]
+        else:
+            text(ax, 8, 8, "warp 0 = threadIdx.y 0:\n1 row, 32 columns\n(lane = column)", fs=8)
+            lines = [(f"A[row][{p}]: one address, a broadcast → {na} sector", OI["blue"]),
+                     (f"B[{p}][col]: 32 consecutive floats, one line → {nb} sectors", OI["red"]),
+                     (f"mean per load request ({na} + {nb}) / 2 = {(na + nb) / 2:g} sectors", "black"),
+                     (f"store to C: part of a row, one line → {nc} sectors", OI["green"])]
+        for i, (s, colr) in enumerate(lines):
+            text(ax, -9, 55.5 + 2.2 * i, s, fs=8.5, ha="left", color=colr,
+                 fontweight="bold" if i == 2 else "normal")
+    legend_patches(fig.add_axes([0.0, 0.115, 1, 0.001]), [
+        ("A: read by the warp at this p", OI["sky"], None), ("B: read by the warp at this p", OI["orange"], None),
+        ("A: fetched with it (same 32-B sector)", light_a, None), ("B: fetched with it (same sector)", light_b, None),
+        ("warp 0's results", OI["green"], None), ("the rest of block 0", "#D8EFE6", None)],
+        loc="lower center", ncol=3, fs=7.5, bbox_to_anchor=(0.5, 0.0)).axes.axis("off")
+    note(fig, 0.02, 0.075,
+         "01_naive_uncoalesced.cu: blocks of 32 × 8 threads (blockDim.x = 32 rows, blockDim.y = 8 columns), "
+         "tile 32 × 8 of C; 02_naive.cu: the same 256 threads as 8 rows × 32 columns (blockDim.x = 32 columns). "
+         "Both: acc += A[row·k + p] · B[p·n + col] for p = 0..k−1; a warp is 32 consecutive threadIdx.x. "
+         "Black outlines: 32-byte sectors (8 floats). Each A sector of 01 holds p = 0..7 of its row: while it "
+         "stays in the L1 cache, the requests for the other 7 values of p hit there.", fs=8)
+    return fig
+
+
+@figure("sgemm/img/fig_shared_tiles.png")
+def fig_shared_tiles():
+    """Step 03's shared tiles (kTile = 32, blocks of 32 x 32 threads): the block that owns one 32 x 32
+    tile of C walks k one k tile at a time (k0 = 0, 32, 64, ...); per k tile its 1,024 threads copy a
+    32 x 32 tile of A and one of B into As and Bs (thread (ty, tx) copies element [ty][tx] of each), then
+    thread (ty, tx) reads row ty of As and column tx of Bs for its 32 multiply-adds. Look at the bands
+    in the C tile: the 32 threads that read the same As element (warp ty, a broadcast) and the same Bs
+    element (one thread per warp), so each element copied once is used 32 times."""
+    T = 32                 # kTile = BM = BN = BK
+    ty, tx, p = 5, 20, 9   # the thread and the step p of its inner loop drawn
+    bi, bj, kt = 2, 2, 1   # the block's tile of C, the k tile being multiplied
+    U, G = 10, 4           # drawing units per tile in the global view, gap
+    fig = new_fig(11, 6.9, "Shared tiles (step 03): a 32 × 32 tile of C, k walked 32 at a time")
+    ax = grid_ax(fig, [0.01, 0.17, 0.98, 0.75], (-9, 161), (-4, 77))
+    # ---- Global view: 3 x 3 tiles of A, B, C; the block's strips; k tiles 0..2.
+    ay, bx = 3 * U + G, 3 * U + G  # A below B's height, B right of A's width
+    light_a, light_b, done = "#D5EAF7", "#F7E3B5", "#F2F2F2"
+    for i in range(3):
+        for q in range(3):
+            on = i == bi
+            box(ax, q * U, ay + i * U, U, U, fc=(OI["sky"] if q == kt else light_a if q < kt else "white") if on else done,
+                hatch="///" if on and q < kt else None, lw=0.6)
+            on = i == bj
+            box(ax, bx + i * U, q * U, U, U, fc=(OI["orange"] if q == kt else light_b if q < kt else "white") if on else done,
+                hatch="///" if on and q < kt else None, lw=0.6)
+    for i in range(3):
+        for j in range(3):
+            box(ax, bx + j * U, ay + i * U, U, U, fc=OI["green"] if (i, j) == (bi, bj) else done, lw=0.6)
+    text(ax, bx + (bj + 0.5) * U, ay + (bi + 0.5) * U, "block's\ntile of C\n32 × 32", fs=7.5, color="white",
+         fontweight="bold")
+    box(ax, 0, ay + bi * U, 3 * U, U, ec="black", lw=1.4, zorder=4)
+    box(ax, bx + bj * U, 0, U, 3 * U, ec="black", lw=1.4, zorder=4)
+    box(ax, kt * U, ay + bi * U, U, U, ec=OI["red"], lw=2.2, zorder=5)
+    box(ax, bx + bj * U, kt * U, U, U, ec=OI["red"], lw=2.2, zorder=5)
+    for q in range(3):
+        text(ax, (q + 0.5) * U, ay - 0.6, f"k0 = {q * T}", fs=7.5, va="bottom",
+             color=OI["red"] if q == kt else "black")
+        text(ax, bx - 0.6, (q + 0.5) * U, f"k0 = {q * T}", fs=7.5, ha="right",
+             color=OI["red"] if q == kt else "black")
+    text(ax, 1.5 * U, ay - 3.2, "A (k →)", fs=8, va="bottom")
+    text(ax, bx + 1.5 * U, -1.0, "B (k ↓)", fs=8, va="bottom")
+    text(ax, -6, 12, "one square: a 32 × 32 tile\n\nouter loop over k tiles:\nk0 = 0, 32, 64, ... k − 32\n(3 of k / 32 drawn)\n\n"
+         "hatched: done\nred outline: now (k0 = 32)\nwhite: next", fs=7.5, ha="left", va="center")
+    # ---- Shared view: As, Bs (32 x 32 each) and the C tile, one cell per element.
+    X0 = 2 * (3 * U + G) + 6
+    sx, sy = X0 + T + 3, T + 3  # the C tile's corner; As at (X0, sy), Bs at (sx, 0)
+    for r in range(T):
+        for c in range(T):
+            box(ax, X0 + c, sy + r, 1, 1, fc=OI["sky"] if (r, c) == (ty, p) else light_a if r == ty else "white",
+                ec="#BBBBBB", lw=0.25)
+            box(ax, sx + c, r, 1, 1, fc=OI["orange"] if (r, c) == (p, tx) else light_b if c == tx else "white",
+                ec="#BBBBBB", lw=0.25)
+            fc = (OI["green"] if (r, c) == (ty, tx) else "#9FD3EE" if r == ty else "#F3C77A" if c == tx else "white")
+            box(ax, sx + c, sy + r, 1, 1, fc=fc, ec="#BBBBBB", lw=0.25)
+    for x0, y0 in ((X0, sy), (sx, 0), (sx, sy)):
+        box(ax, x0, y0, T, T, ec="black", lw=1.2, zorder=4)
+    text(ax, X0 + T / 2, sy - 1.0, "As[32][32] (shared): A[row][k0 + tx] → As[ty][tx]", fs=7.5, va="bottom")
+    text(ax, sx + T / 2, -1.0, "Bs[32][32] (shared): B[k0 + ty][col] → Bs[ty][tx]", fs=7.5, va="bottom")
+    text(ax, X0 - 0.5, sy + ty + 0.5, f"ty = {ty}", fs=7, ha="right", color=OI["blue"])
+    text(ax, X0 + p + 0.5, sy + T + 0.4, f"p = {p}", fs=7, va="top", color=OI["blue"])
+    text(ax, sx - 0.5, p + 0.5, f"p = {p}", fs=7, ha="right", color=OI["red"])
+    text(ax, sx + tx + 0.5, sy + T + 0.4, f"tx = {tx}", fs=7, va="top", color=OI["red"])
+    text(ax, sx + T + 0.6, sy + ty + 0.5, f"warp {ty}: 32 threads\nread As[{ty}][{p}] (one\naddress, a broadcast)",
+         fs=7, ha="left", color=OI["blue"])
+    text(ax, sx + T + 0.6, sy + T - 3, f"column {tx}: 32 threads,\none per warp, read\nBs[{p}][{tx}]", fs=7,
+         ha="left", color=OI["red"])
+    text(ax, sx + T / 2, sy + T + 2.6, f"C tile: thread ({ty}, {tx}) (green) sums As[{ty}][p] · Bs[p][{tx}], p = 0..31",
+         fs=7.5, va="top")
+    # ---- The copies.
+    yl = ay + 3 * U + 4  # the A arrow runs under C
+    ax.plot([(kt + 0.5) * U, (kt + 0.5) * U, X0 + 4], [ay + (bi + 1) * U, yl, yl], color=OI["blue"], lw=1.4)
+    arrow(ax, X0 + 4, yl, X0 + 4, sy + T + 0.1, color=OI["blue"], lw=1.4, ms=11)
+    arrow(ax, bx + (bj + 1) * U + 0.3, (kt + 0.5) * U, sx - 5.5, (kt + 0.5) * U, color=OI["red"], lw=1.4, ms=11)
+    text(ax, (bx + 3 * U + sx - 5.5) / 2, (kt + 0.5) * U - 1, "copy, then __syncthreads()", fs=7.5,
+         fontweight="bold", va="bottom")
+    text(ax, (kt + 0.5) * U + 1, yl - 0.5, "copy, then __syncthreads()", fs=7.5, fontweight="bold", va="bottom",
+         ha="left")
+    note(fig, 0.02, 0.125,
+         "03_shared_tiled.cu: kTile = 32; block (32, 32) = 1,024 threads = 32 warps, warp ty = threadIdx.y = one row "
+         "of the C tile. Per k tile: As[ty][tx] = A[row][k0 + tx] and Bs[ty][tx] = B[k0 + ty][col] (warp ty copies one "
+         "row of each, a 128-byte line of A and of B), __syncthreads(), then acc += As[ty][p] · Bs[p][tx] for p = 0..31, "
+         "__syncthreads(). A value of A or B is read from global memory once per block and from shared memory by 32 "
+         "threads: the global traffic of step 02 divided by 32.", fs=8)
+    return fig
+
+
+@figure("sgemm/img/fig_1d_blocktiling.png")
+def fig_1d_blocktiling():
+    """Step 04's 1-D register tiling (BM = BN = 64, BK = 8, TM = 8, 512 threads): thread tid owns rows
+    8·(tid / 64) .. +7 of column tid % 64 of the block's 64 x 64 tile of C (a few threads coloured). At
+    each p of a k tile it loads Bs[p][col] once into a register and multiplies it with the 8 values
+    As[8·row + i][p], i = 0..7: 8 multiply-adds for 9 shared-memory loads (step 03: 2 per multiply-add).
+    Look at the selected thread (green) and its reads in As and Bs."""
+    BM, BN, BK, TM = 64, 64, 8, 8          # kBM, kBN, kBK, kTM of 04_1d_blocktiling.cu
+    threads = BM // TM * BN                # kThreads = 512
+    own = lambda tid: (tid // BN, tid % BN)  # (thread_row, thread_col)
+    sel, p = 232, 5                        # the thread and the step p drawn
+    sr, sc = own(sel)
+    few = {0: OI["orange"], 1: OI["sky"], 2: OI["purple"], 63: OI["yellow"], 64: OI["blue"], 1 + 3 * BN: OI["red"]}
+    fig = new_fig(11, 7.4, "1-D register tiling (step 04): a column of TM = 8 results per thread")
+    ax = grid_ax(fig, [0.01, 0.16, 0.98, 0.77], (-10, 140), (-4, 79))
+    ox, oy = BK + 3, BK + 3
+    light_a, light_b = "#D5EAF7", "#F7E3B5"
+    cell = {}
+    for tid in range(threads):
+        r, c = own(tid)
+        for i in range(TM):
+            cell[(r * TM + i, c)] = tid
+    for r in range(BM):
+        for c in range(BN):
+            tid = cell[(r, c)]
+            fc = OI["green"] if tid == sel else few.get(tid, "white" if (r // TM) % 2 == 0 else "#F2F2F2")
+            box(ax, ox + c, oy + r, 1, 1, fc=fc, ec="#CCCCCC", lw=0.2)
+    for s_ in range(BM // TM):
+        for w in range(BN // 32):
+            box(ax, ox + 32 * w, oy + s_ * TM, 32, TM, ec=OI["dark"], lw=0.8)
+            warp = (s_ * BN + 32 * w) // 32
+            text(ax, ox + 32 * w + 16, oy + s_ * TM + 2.3, f"warp {warp}", fs=7, color="#555555")
+        text(ax, ox + BN + 0.8, oy + s_ * TM + TM / 2, f"{s_}: tid {s_ * BN}–{s_ * BN + BN - 1}",
+             fs=7, ha="left")
+    text(ax, ox + BN + 0.8, oy - 0.8, "thread_row:", fs=7, ha="left", va="bottom")
+    box(ax, ox, oy, BN, BM, ec="black", lw=1.4, zorder=4)
+    for t_ in sorted(few) + [sel]:
+        r, c = own(t_)
+        if t_ in (1, 2):
+            continue
+        lab = "tid 0, 1, 2" if t_ == 0 else f"tid {t_}"
+        right = c < BN - 8
+        text(ax, ox + c + (3.5 if t_ == 0 else 1.5) if right else ox + c - 0.5, oy + r * TM + 5.6,
+             ("← " + lab) if right else (lab + " →"), fs=6.8, ha="left" if right else "right",
+             color=OI["green"] if t_ == sel else "black")
+    for r in range(BM):
+        for q in range(BK):
+            mine = r // TM == sr
+            box(ax, q, oy + r, 1, 1, fc=OI["sky"] if mine and q == p else light_a if mine else "white",
+                ec="#CCCCCC", lw=0.2)
+    for q in range(BK):
+        for c in range(BN):
+            box(ax, ox + c, q, 1, 1, fc=OI["orange"] if c == sc and q == p else light_b if c == sc else "white",
+                ec="#CCCCCC", lw=0.2)
+    box(ax, 0, oy, BK, BM, ec="black", lw=1.2, zorder=4)
+    box(ax, ox, 0, BN, BK, ec="black", lw=1.2, zorder=4)
+    text(ax, BK / 2, oy - 0.8, f"As[{BM}][{BK}]", fs=7.5, va="bottom")
+    text(ax, p + 0.5, oy + BM + 0.5, f"p = {p}", fs=7, va="top", color=OI["blue"])
+    text(ax, -0.6, oy + BM / 2, "shared: rows of the block's A strip", fs=7, rotation=90, ha="right")
+    text(ax, ox + BN / 2, -0.8, f"Bs[{BK}][{BN}] (shared)", fs=7.5, va="bottom")
+    text(ax, ox - 0.6, p + 0.5, f"p = {p}", fs=7, ha="right", color=OI["red"])
+    text(ax, ox + sc + 0.5, oy + BM + 0.5, f"col {sc}", fs=7, va="top", color=OI["green"])
+    text(ax, ox + BN / 2, oy + BM + 2.6, f"C tile {BM} × {BN}: coloured, the 8-row columns of threads "
+         + ", ".join(str(t) for t in sorted(few)) + f"; green: thread {sel}", fs=7.5, va="top")
+    # ---- Zoom: the selected thread at one p.
+    X1, Y1, Z = 97, 17, 4.0
+    text(ax, X1 + 17, Y1 - 12.5, f"thread {sel} (thread_row {sr}, thread_col {sc}), one p = {p}", fs=8.5,
+         fontweight="bold")
+    xb = X1 + 17  # where b meets the rows
+    for i in range(TM):
+        yc = Y1 + (i + 0.5) * Z
+        box(ax, X1, Y1 + i * Z, 10, Z - 0.4, fc=OI["sky"], text=f"As[{sr * TM + i}][{p}]", fs=7.5)
+        box(ax, X1 + 25, Y1 + i * Z, 9, Z - 0.4, fc=OI["green"], text=f"acc[{i}]", fs=7.5)
+        arrow(ax, X1 + 10.2, yc - 0.2, X1 + 24.8, yc - 0.2, lw=0.8, ms=7)
+        text(ax, xb, yc - 0.2, "×", fs=10, color=OI["red"], fontweight="bold",
+             bbox=dict(facecolor="white", edgecolor="none", pad=0.3))
+    box(ax, xb - 5, Y1 - 8, 10, Z, fc=OI["orange"], text=f"Bs[{p}][{sc}]", fs=7.5)
+    ax.plot([xb, xb], [Y1 - 8 + Z, Y1 + (TM - 0.5) * Z], color=OI["red"], lw=1.4, zorder=2)
+    text(ax, xb - 5.5, Y1 - 6, "loaded once\ninto register b", fs=7, ha="right")
+    text(ax, X1 + 29.5, Y1 - 0.8, "acc[i] += As · b\n(registers)", fs=7, va="bottom")
+    text(ax, X1 - 1, Y1 + TM * Z + 1.5,
+         f"per p: 1 load of Bs (into b) + {TM} loads of As\n→ {TM} multiply-adds: {TM + 1}/{TM} loads per multiply-add\n"
+         f"(step 03: 2). Per k tile: {BK} p's, {BK * TM} multiply-adds.\n\n"
+         f"Warp {sel // 32} = tid {sel // 32 * 32}–{sel // 32 * 32 + 31}: all share thread_row {sr},\n"
+         f"so As[{sr * TM} + i][p] is one address (a broadcast)\nand Bs[p][32..63] one row of 32 banks (no conflict).",
+         fs=8, va="top", ha="left")
+    note(fig, 0.02, 0.12,
+         f"04_1d_blocktiling.cu: kBM = kBN = {BM}, kBK = {BK}, kTM = {TM}, kThreads = {threads} in one flat block; "
+         "thread_row = tid / 64 (the 8-row strip), thread_col = tid % 64 (the column): consecutive threads take "
+         "consecutive columns, so a warp is half a strip. Per k tile each thread also copies one element of each tile: "
+         "As[tid / 8][tid % 8] and Bs[tid / 64][tid % 64]; then for p = 0..7: b = Bs[p][thread_col]; "
+         "acc[i] += As[thread_row·8 + i][p] · b, i = 0..7. Light colours: the thread's reads over the whole k tile.",
+         fs=8)
+    return fig
+
 
 def _warptile(BM=128, BN=128, BK=8, WM=64, WN=32, TM=8, TN=8):
     """08_warptiling.cu's WarpTile arithmetic."""
