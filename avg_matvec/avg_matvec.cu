@@ -205,6 +205,7 @@ int run(const Step& step, int argc, char** argv) {
   std::unique_ptr<ladder::Stream> stream;  // GPU steps only: the CPU step runs without a driver
   ladder::DeviceBuffer<double> d_in, d_w, d_out, d_avg;
   std::unique_ptr<ladder::Cublas> blas;
+  double graph_setup_ms = 0;  // set by the steps that record a CUDA Graph (07, 08)
   // Host pointers for the CPU step; the GPU branch below replaces them with device ones.
   Args args{&res.device, s.L, s.M, s.N, h_in.get(), h_w.get(), h_out.get(), nullptr, nullptr,
             nullptr};
@@ -232,7 +233,7 @@ int run(const Step& step, int argc, char** argv) {
     CUDA_CHECK(cudaMemcpyAsync(d_w.get(), h_w.get(), w_bytes, cudaMemcpyHostToDevice, st));
     stream->sync();
     args = Args{&res.device, s.L, s.M, s.N, d_in.get(), d_w.get(), d_out.get(), d_avg.get(),
-                blas.get(), st, &res.choice};
+                blas.get(), st, &res.choice, &graph_setup_ms};
     phase.name = "kernel";
     phase.stream = st;
     // The averages too: a GEMM step whose averaging kernel skips a row multiplies a NaN.
@@ -264,6 +265,10 @@ int run(const Step& step, int argc, char** argv) {
     res.extras.push_back({"pct_of_floor", 100.0 * floor_ms / res.kernel.median,
                           "% (floor_ms / kernel_ms: 100 = as fast as the input can be read)"});
   }
+  if (graph_setup_ms > 0)
+    res.extras.push_back({"graph_setup_ms", graph_setup_ms,
+                          "ms (host time to capture and instantiate the step's CUDA Graph: paid once, "
+                          "on the first call with these arguments)"});
   if (copy_call.call_reps > 0) {
     res.extras.push_back({"copy_call_ms", copy_call.call_median,
                           "ms (a caller's wait for one device-to-device copy of the input's bytes)"});

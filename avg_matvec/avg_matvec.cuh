@@ -51,6 +51,8 @@ struct Args {
   const ladder::Cublas* blas;   // steps with Step::gemm only
   cudaStream_t stream;
   std::string* choice = nullptr;  // where a step that picks a path says which ran (the record's choice)
+  double* graph_setup_ms = nullptr;  // where a step that records a CUDA Graph puts the host time of
+                                     // capturing and instantiating it (the record's graph_setup_ms)
 };
 
 using LaunchFn = void (*)(const Args& a);

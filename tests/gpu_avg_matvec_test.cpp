@@ -228,4 +228,32 @@ TEST(AvgMatvecOneKernel, SmallCallsRunOneKernelTheRestTheGraph) {
   SKIP_IF_ALL_SKIPPED(static_cast<int>(shapes.size()), skipped);
 }
 
+// The steps that record a CUDA Graph (07, 08) report what recording it cost, once, on the host
+// clock: a positive time in the record's extra.graph_setup_ms. Step 06, which launches as it goes,
+// reports none.
+TEST(AvgMatvecGraph, StepsThatRecordAGraphReportItsSetupTime) {
+  REQUIRE_GPU();
+  const auto ids = ladder_test::steps_of("avg_matvec");
+  const Shape shape{64, 33, 7};
+  int ran = 0;
+  std::vector<std::string> skipped;
+  for (const std::string id : {"avg_matvec/06_vector_average", "avg_matvec/07_cuda_graph",
+                               "avg_matvec/08_one_kernel"}) {
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) continue;
+    ++ran;
+    auto c = ladder_test::run_case(id, size_args(shape), false);
+    const size_t before = skipped.size();
+    EXPECT_TRUE(ladder_test::verified_or_justified(id, c.run, shape_name(shape), &skipped));
+    if (skipped.size() > before) continue;
+    const bool records_a_graph = id != "avg_matvec/06_vector_average";
+    EXPECT_EQ(ladder_test::json_has(c.run.json, "graph_setup_ms"), records_a_graph)
+        << id << ": " << c.run.json;
+    if (records_a_graph) {
+      EXPECT_GT(ladder_test::json_number(c.run.json, "graph_setup_ms"), 0.0) << c.run.json;
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "steps 06-08 are not in this build";
+  SKIP_IF_ALL_SKIPPED(ran, skipped);
+}
+
 }  // namespace
