@@ -51,8 +51,8 @@ __device__ __forceinline__ void fold_data_blocks(int* slice, int tid, int thread
 }
 
 // Step 3 of steps 05-06: warp 0 reduces slice[0 .. min(count, 64)) into slice[0], no block barrier.
-// Lanes >= offset compute values nobody reads; they are kept busy so that every lane reaches each
-// __syncwarp() (all 32 lanes must, with the full mask).
+// Lanes >= offset compute values that never reach slice[0]; they are kept busy so that every lane
+// reaches each __syncwarp() (all 32 lanes must, with the full mask).
 __device__ __forceinline__ void warp_reduce_volatile(volatile int* slice, int lane, int count) {
   int sum = lane < count ? slice[lane] : 0;
 #pragma unroll

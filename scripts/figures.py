@@ -1079,7 +1079,7 @@ def fig_unroll_fold():
               "all 32 threads load 2 values; half the blocks"),
              (8, "step 05 — eight data blocks per block: 1 block; fold: slice[tid] = Σ_j slice[tid + 8·j], j = 0..7",
               "all 8 threads load 8 values, all 8 in flight; an eighth of the blocks")]
-    fig = new_fig(11, 8.2, "Steps 03 → 04 → 05: who loads which value before the tree (toy: blockDim.x = 8, n = 64)")
+    fig = new_fig(11, 8.2, "Steps 03 → 04 → 05: who loads which value in the first pass (toy: blockDim.x = 8, n = 64)")
     h = 0.262
     for k, (D, title, verdict) in enumerate(steps):
         owner = _first_loads(D, T, n)
@@ -1102,8 +1102,11 @@ def fig_unroll_fold():
                 chosen = t == pick and b == (1 if blocks > 1 else 0)
                 box(ax, x0 + t * tw + 0.08, 3.7, tw - 0.16, 0.8, fc=col if loads else "white",
                     ec="black" if chosen else OI["dark"], lw=1.6 if chosen else 0.4,
-                    hatch=None if loads else "////", text=f"t{t}", fs=6.5 if tw < 2 else 7, bold=chosen,
-                    zorder=3 if chosen else 1)
+                    hatch=None if loads else "////", text=f"t{t}" if loads else None,
+                    fs=6.5 if tw < 2 else 7, bold=chosen, zorder=3 if chosen else 1)
+                if not loads:  # the label on white, above the hatching
+                    text(ax, x0 + (t + 0.5) * tw, 4.1, f"t{t}", fs=6.5 if tw < 2 else 7, zorder=5,
+                         bbox=dict(facecolor="white", edgecolor="none", pad=0.2))
                 for i in loads:
                     arrow(ax, i + 0.5, 0.8, x0 + (t + 0.5) * tw, 3.7, lw=1.1 if chosen else 0.35,
                           ms=5 if chosen else 0.1, color="black" if chosen else "#AAAAAA",
@@ -1117,7 +1120,8 @@ def fig_unroll_fold():
          "loads (black: thread 3 of block 1, of block 0 in step 05); hatched thread: no load at all. Outlined in "
          "steps 04 and 05: the block's first data block, where slice[tid] holds the fold's sums and step 03's tree "
          "then runs. Index arithmetic of 03_interleaved.cu, 04_unroll2.cu and 05_unroll8_warps.cu: start = "
-         "blockIdx.x·blockDim.x·kDataBlocks, thread tid reads slice[tid + j·blockDim.x].\n"
+         "blockIdx.x·blockDim.x·kDataBlocks; in 04 and 05 thread tid reads slice[tid + j·blockDim.x], j < kDataBlocks; "
+         "in 03's first pass threads tid < blockDim.x/2 read slice[tid] and slice[tid + blockDim.x/2].\n"
          "Real sizes: kThreads = 512, so a block covers 512, 1,024 and 4,096 values, and n = 2^28 needs 524,288, "
          "262,144 and 65,536 blocks; the value thread tid loads in data block j is 2 KiB (512 ints) past the one "
          "in data block j − 1, and each warp-wide load is 32 consecutive ints.", fs=8)
@@ -1242,7 +1246,7 @@ def fig_last_warp_race():
          [("op", "+32  ld x0, ld x32", "x16", "+32  ld x16, ld x48", None),
           ("op", "+32  st vmem[0] = x0+x32", "x16+x48", "+32  st vmem[16] = x16+x48", "st"),
           ("op", "+16  ld vmem[16] → x16+x48  ✓", "x16+x48", "+16  ld vmem[16], ld x32", G),
-          ("op", "+16  st vmem[0] = x0+x16+x32+x48", "x16+x32+x48", "+16  st vmem[16] (read by no one)", "st")]),
+          ("op", "+16  st vmem[0] = x0+x16+x32+x48", "x16+x32+x48", "+16  st vmem[16] (never reaches vmem[0])", "st")]),
         ("Without volatile: lane 16 keeps its sum in a register", R,
          "x48 is lost: seen from one thread, no other access touches vmem[tid], so the\ncompiler may keep it in "
          "a register and store it once, at the end",
@@ -1492,7 +1496,7 @@ def fig_shared_tiles():
          fs=7, ha="left", color=OI["blue"])
     text(ax, sx + T + 0.6, sy + T - 3, f"column {tx}: 32 threads,\none per warp, read\nBs[{p}][{tx}]", fs=7,
          ha="left", color=OI["red"])
-    text(ax, sx + T / 2, sy + T + 2.6, f"C tile: thread ({ty}, {tx}) (green) sums As[{ty}][p] · Bs[p][{tx}], p = 0..31",
+    text(ax, sx + T / 2, sy + T + 2.6, f"C tile: thread (tx = {tx}, ty = {ty}) (green) sums As[{ty}][p] · Bs[p][{tx}], p = 0..31",
          fs=7.5, va="top")
     # ---- The copies.
     yl = ay + 3 * U + 4  # the A arrow runs under C
