@@ -2163,6 +2163,119 @@ def fig_warpgroup_wgmma():
 # avg_matvec
 # ====================================================================================================
 
+@figure("avg_matvec/img/fig_block_per_batch.png")
+def fig_block_per_batch():
+    """Who computes what in step 01 (<<<1, L>>>: thread j of the one block averages row j of batch k,
+    for k = 0, 1, ..., N - 1 in turn) and step 02 (<<<N, L>>>: block k = blockIdx.x takes batch k,
+    its thread j row j), and what the SMs do over time on a toy GPU of 8 SMs with N = 20 batches:
+    in step 01 one SM works through the 20 batches while the other 7 idle (a grid of one block, 0 full
+    waves), in step 02 the 20 blocks go through the 8 SMs in 2.5 waves. The chapter's run: 132 SMs
+    (H100), N = 1,024 blocks of L = 512 threads at the default. Look at how long each SM is busy. An
+    idealised picture: every batch takes the same time, and an SM runs one block at a time."""
+    sms, N = 8, 20                      # the toy GPU and grid
+    real_sms, real_N, real_L = 132, 1024, 512
+    smem = real_L * 8                   # L doubles of shared memory a block (the launch's a.L * sizeof(double))
+    rows = ["0", "1", "⋮", "j", "⋮", "L−1"]
+    jrow = rows.index("j")
+    shown = ["0", "1", "2", None, "N−1"]  # batches drawn (None: the ellipsis)
+
+    fig = new_fig(10.5, 8.0, "avg_matvec 01 → 02: who computes what, and what the SMs do")
+
+    def block_column(ax, x, y0, colour, label):
+        for r, name in enumerate(rows):
+            box(ax, x, y0 + r, 1.0, 1.0, fc=colour, text=name, fs=6.5, lw=0.5 if r != jrow else 1.4,
+                ec=OI["dark"] if r != jrow else "black")
+        text(ax, x + 0.5, y0 - 0.45, label, fs=7.5)
+
+    def batch(ax, x, y0, colour, k):
+        for r in range(len(rows)):
+            box(ax, x, y0 + r, 2.6, 1.0, fc=colour, lw=0.4 if r != jrow else 1.4,
+                ec=OI["dark"] if r != jrow else "black", alpha=1.0)
+        text(ax, x + 1.3, y0 + len(rows) + 0.45, f"batch {k}", fs=7.5)
+
+    # (a) left: step 01, one block, the batches in a loop.
+    y0 = 1.0
+    ax = grid_ax(fig, [0.02, 0.63, 0.47, 0.28], (-0.4, 24.4), (-2.2, 10.4), equal=False)
+    text(ax, -0.3, -1.9, "step 01  <<<1, L>>>: one block, the N batches in a loop", fs=9.5, ha="left",
+         fontweight="bold")
+    block_column(ax, 0, y0, OI["orange"], "block 0")
+    xs = [2.0, 6.6, 11.2, 15.3, 18.8]
+    for x, k in zip(xs, shown):
+        if k is None:
+            text(ax, x + 0.6, y0 + 3, "…", fs=14)
+            continue
+        batch(ax, x, y0, OI["orange"], k)
+    for r in range(len(rows)):
+        arrow(ax, 1.0, y0 + r + 0.5, xs[0], y0 + r + 0.5, lw=0.6, ms=5)
+    loop_y = y0 + len(rows) + 1.4
+    arrow(ax, xs[0] + 1.3, loop_y, xs[-1] + 1.3, loop_y, lw=1.0, ms=8, color=OI["red"])
+    text(ax, (xs[0] + xs[-1]) / 2 + 1.3, loop_y + 0.75,
+         "for (k = 0; k < N; ++k): one batch after another, all by block 0", fs=7.5, color=OI["red"])
+
+    # (a) right: step 02, block k takes batch k.
+    ax2 = grid_ax(fig, [0.51, 0.63, 0.47, 0.28], (-0.4, 24.4), (-2.2, 10.4), equal=False)
+    text(ax2, -0.3, -1.9, "step 02  <<<N, L>>>: block k = blockIdx.x takes batch k", fs=9.5, ha="left",
+         fontweight="bold")
+    xs2 = [0.0, 4.9, 9.8, 14.9, 19.2]
+    for x, k in zip(xs2, shown):
+        if k is None:
+            text(ax2, x + 0.6, y0 + 3, "…", fs=14)
+            continue
+        block_column(ax2, x, y0, OI["sky"], f"block {k}")
+        batch(ax2, x + 1.9, y0, OI["sky"], k)
+        for r in range(len(rows)):
+            arrow(ax2, x + 1.0, y0 + r + 0.5, x + 1.9, y0 + r + 0.5, lw=0.6, ms=4)
+    text(ax2, 12.0, loop_y + 0.4, "N blocks, all launched at once; no loop over k", fs=7.5, color=OI["blue"])
+
+    note(fig, 0.03, 0.615,
+         "In both steps thread j (outlined) averages row j of its batch, M consecutive doubles, into v[j]; then "
+         "the block computes the batch's column of out, W · v, one element after another with a shared-memory "
+         "sweep. Step 02 keeps the loop body as it was and takes the loop apart.", fs=8, width=0.94)
+
+    # (b) the SMs over time: the toy GPU, both steps on one time axis.
+    idle = OI["lightgrey"]
+    rows01 = [(f"SM {s}", [(str(k), k, 1, OI["orange"]) for k in range(N)] if s == 0 else
+               [("idle", 0, N, idle)], s) for s in range(sms)]
+    rows02 = []
+    for s in range(sms):
+        bars = [(str(b), b // sms, 1, OI["sky"]) for b in range(s, N, sms)]
+        end = len(bars)
+        waves = math.ceil(N / sms)
+        if end < waves:
+            bars.append(("idle", end, waves - end, idle))
+        rows02.append((f"SM {s}", bars, s))
+    waves = N / sms
+    ax3 = fig.add_axes([0.09, 0.345, 0.88, 0.18])
+    timeline_rows(ax3, rows01, (sms - 0.4, -0.6), (0, N + 0.3), "")
+    ax3.set_title(f"step 01 on a toy GPU of {sms} SMs, N = {N}: SM 0 runs block 0 through batches 0 … {N - 1}; "
+                  f"the other {sms - 1} idle (a grid of 1 block: 0 full waves)", fontsize=9, loc="left")
+    ax3.set_xticks(range(0, N + 1, 2))
+    ax4 = fig.add_axes([0.09, 0.075, 0.88, 0.18])
+    timeline_rows(ax4, rows02, (sms - 0.4, -0.6), (0, N + 0.3), "time, in batches of one block (idealised: "
+                  "every batch takes the same time, an SM runs one block at a time)")
+    ax4.set_title(f"step 02, same GPU and N: each block to the next free SM; {N} blocks on {sms} SMs are "
+                  f"{waves:g} waves", fontsize=9, loc="left")
+    ax4.set_xticks(range(0, N + 1, 2))
+    full = N // sms
+    ax4.set_ylim(sms - 0.4, -1.5)
+    for w in range(math.ceil(waves)):
+        ax4.text(w + 0.5, -1.0, f"wave {w + 1}", ha="center", va="center", fontsize=7)
+    ax4.axvline(math.ceil(waves), color=OI["dark"], ls="--", lw=0.8)
+    left = 0.09 + 0.88 * (math.ceil(waves) + 0.4) / (N + 0.3)
+    note(fig, left, 0.235,
+         f"All {N} batches are done after {math.ceil(waves)} batch times: {full} full waves and a last one of "
+         f"{N - full * sms} blocks, with {sms - (N - full * sms)} SMs idle. Step 01 takes {N}.\n\n"
+         f"The chapter's run: the H100's {real_sms} SMs and N = {real_N:,} batches (the default). Step 01 keeps one "
+         f"SM busy and {real_sms - 1} idle for the whole run (Nsight Compute: \"0.0 full waves\"). Step 02 "
+         f"launches {real_N:,} blocks of L = {real_L} threads and L doubles ({smem:,} bytes) of shared memory, "
+         f"about {real_N / real_sms:.1f} per SM; a real SM runs several blocks at once (as many as its threads, "
+         "registers and shared memory allow, and the registers are the compiler's choice), so the real waves "
+         "are several blocks deep, and blocks sharing an SM share its time and the memory bandwidth.",
+         fs=8, width=0.96 - left)
+    assert N % sms != 0 and full == 2
+    return fig
+
+
 @figure("avg_matvec/img/fig_row_access.png")
 def fig_row_access():
     """One warp-wide load of the averaging in step 02 (thread j reads row j, element i, rows M = 512
