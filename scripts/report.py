@@ -370,12 +370,20 @@ def roofline(folder, series, rows, out_dir):
         lo, hi = min(min(ai), min(ridges)) / 8, max(max(ai), max(ridges)) * 8
         xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
         ax.set_ylim(min(perf) / 3, top * 2.5)
-        for label, b, measured in bw:
+        # Each roof in two parts: the slope (bandwidth × intensity) styled by its bandwidth, the flat
+        # part by its compute peak (solid: measured, dashed: spec). The slopes' labels alternate above
+        # and below their lines, so that two close bandwidths stay readable.
+        style = lambda measured: dict(color="black" if measured else "grey", linestyle="-" if measured else "--",
+                                      linewidth=1)
+        for j, (label, b, measured) in enumerate(sorted(bw, key=lambda t: -t[1])):
             for cl, c, cm in compute or [("", top * 2, True)]:
-                ys = [min(b * x, c) for x in xs]
-                ax.plot(xs, ys, color="black" if measured and cm else "grey", linestyle="-" if measured and cm else "--",
-                        linewidth=1)
-            ax.text(lo * 1.3, b * lo * 1.3 * 1.15, f"{label} {b:,.0f} GB/s", fontsize=7, rotation=28)
+                ridge = c / b
+                slope = [x for x in xs if x <= ridge] + [ridge]
+                ax.plot(slope, [b * x for x in slope], **style(measured))
+                ax.plot([ridge, hi], [c, c], **style(cm))
+            above = j % 2 == 0
+            ax.text(lo * 1.3, b * lo * 1.3 * (1.25 if above else 0.8), f"{label} {b:,.0f} GB/s", fontsize=7,
+                    rotation=28, rotation_mode="anchor", va="bottom" if above else "top")
         for j, (label, c, measured) in enumerate(sorted(compute, key=lambda t: -t[1])):
             ax.text(hi / 1.5, c * (1.06 if j % 2 == 0 else 0.8), f"{label} {c:,.0f} GFLOP/s", fontsize=7, ha="right")
         for i, (x, y, r) in enumerate(zip(ai, perf, pts)):
