@@ -3,8 +3,9 @@
 // k = (threads an SM can hold) / 256 read from the device (8 on an H100: 1,056 blocks), and each
 // thread strides by the whole grid: i, i + gridDim.x*blockDim.x, ... A warp still reads 32
 // consecutive floats (coalesced), and every SM has 64 warps to switch between while loads are in
-// flight. Enough blocks to fill the machine once, not n/256 of them: a block that is not resident
-// is only a queue entry, and the loop covers any n.
+// flight. Enough blocks to fill the machine once, not n/256 of them: for this loop a block that is
+// not resident is only a queue entry, and the loop covers any n (step 07's one chunk per block is
+// a kernel shape that does gain from many blocks).
 // Changes from step 02: blockIdx.x in the index, gridDim.x*blockDim.x as the stride, int64 indices.
 // Costs: close to, not at, the copy ceiling: one 4-byte load per array in flight per thread leaves
 // DRAM idle part of the time (Nsight Compute, H100, 2026-11-26: 80-82% busy); step 07 puts more
