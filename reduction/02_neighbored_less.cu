@@ -6,7 +6,8 @@
 // Changes from step 01: the index computation; no %.
 // Costs: the addresses: thread tid touches index 2*stride*tid, so a warp's 32 accesses are
 // 2*stride*4 bytes apart and, once stride >= 4, every access is its own 32-byte sector (the same
-// pattern in shared memory would be a 2*stride-way bank conflict). Step 03 fixes the addresses.
+// pattern in shared memory is a bank conflict of up to 2*stride ways: smem_02). Step 03 fixes the
+// addresses.
 // Source: "【CUDA】Branch Divergence and Unrolling Loop", 1.2 并行规约中的发散, reduceNeighboredLess.
 // Run: build/bin/reduction_02_neighbored_less
 #include "reduction/reduction.cuh"

@@ -1,12 +1,13 @@
 // reduction step 08: one pass over the input with 16-byte loads, finished on the device.
 // Steps 01-07 write partial sums back into the input and let the host add the blocks. Here the
-// input is only read: a grid of just enough blocks to fill the GPU (SMs x 8 blocks of 256,
-// read off the device) strides over it, each thread issuing kUnroll 16-byte int4 loads before its
-// first add — 64 bytes per thread, 128 KiB per SM in flight, several times what Little's law asks
-// for at HBM3 latency — and accumulating in a register. Each block reduces its threads with warp
-// shuffles (step 07) and one shared-memory hop, writes one int64, and the last block to finish
-// (an atomic counter with acquire/release ordering) adds those ~1000 partials and writes the
-// total. One kernel, no second pass, no host loop, no input restore.
+// input is only read: a grid of just enough blocks to fill the GPU (SMs x (threads per SM / 256)
+// blocks of 256, read off the device: 132 x 8 on an H100) strides over it, each thread issuing
+// kUnroll 16-byte int4 loads before its first add — 64 bytes per thread, 128 KiB per SM in flight,
+// 8 times the 16 KiB per SM that left vector_add's step 04 short of full DRAM bandwidth — and
+// accumulating in a register. Each block reduces its threads with warp shuffles (step 07) and one
+// shared-memory hop, writes one int64, and the last block to finish (an atomic counter with
+// acquire/release ordering) adds those ~1000 partials and writes the total. One kernel, no second
+// pass, no host loop, no input restore.
 // Changes from step 07: not in place; grid-stride instead of one slice per block; int4 loads;
 // int64 block partials (a block's share grows with n, so int32 could overflow); the finish moved
 // from the host into the last block.

@@ -8,8 +8,8 @@
 // The tree: in pass k (s = 1, 2, 4, ...) thread tid adds sdata[tid + s] into sdata[tid] when tid is
 // a multiple of 2s. As in main step 01, the active lanes are scattered over every warp (divergence).
 // Changes from main step 01: the slice goes through shared memory; global memory is read once.
-// Costs: 256 x 4 B of shared memory per block; the % on every pass; every warp stays busy for all
-// eight passes while fewer and fewer of its lanes add.
+// Costs: 256 x 4 B of shared memory per block; the % on every pass; all 8 warps have lanes adding
+// in the first five passes (then 4, 2, 1), fewer and fewer of their lanes each pass.
 // Source: M. Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA, 2007), reduction #1.
 // Run: build/bin/reduction_smem_01_interleaved_divergent
 #include "reduction/reduction.cuh"

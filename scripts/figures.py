@@ -2713,7 +2713,7 @@ def fig_halo_apron():
 @figure("separable_conv/img/fig_two_pass_vs_fused.png")
 def fig_two_pass_vs_fused():
     """DRAM traffic per pixel: two passes (steps 01-08) read the input, write the intermediate image,
-    read it back and write the output, 16 B per pixel; the fused pass (steps 09-10) keeps the row results
+    read it back and write the output, 16 B per pixel; the fused pass (steps 09-13) keeps the row results
     in shared memory, 8 B per pixel — the floor the chapter measures against. The price of step 09 is
     on chip: its staged halo rows are row-filtered again by the next tile (1.6x the row-pass work at
     K = 17, TH = 32), which step 10 removes."""
@@ -2741,7 +2741,7 @@ def fig_two_pass_vs_fused():
         text(ax, (x0 + x1) / 2, 3.45, lab, fs=7.5)
     text(ax, 27.2, 2.2, "= 16 B\n/ pixel", fs=9, ha="left", fontweight="bold", color=OI["red"])
 
-    text(ax, 0.2, 5.6, "steps 09–10: one kernel", fs=9.5, ha="left", fontweight="bold")
+    text(ax, 0.2, 5.6, "steps 09–13: one kernel", fs=9.5, ha="left", fontweight="bold")
     dram(0.2, 7.0, "in\n(DRAM)")
     box(ax, 6.0, 6.4, 15.2, 4.4, fc="#F7F7F7", lw=0.8, ls="--")
     text(ax, 13.4, 10.45, "one block, on chip", fs=7.5, color="#555555")

@@ -3,7 +3,7 @@
 // the image: half of the global load instructions fetch taps. Constant memory has its own small
 // cache, built for exactly this pattern: when all threads of a warp read one address, it is read
 // once and broadcast to all 32. Here the taps are copied into two __constant__ arrays once (a
-// device-to-device cudaMemcpyToSymbol, outside the timed region) and the kernels read them there:
+// device-to-device cudaMemcpyToSymbolAsync, outside the timed region) and the kernels read them there:
 // the global load requests per pass fall by about half, which is the post's nvprof figure (global
 // load transactions 61,107,202 -> 30,553,602 for the row pass).
 // Changes from step 01: taps[i] becomes c_row_taps[i] / c_col_taps[i]; the taps pointers are gone.

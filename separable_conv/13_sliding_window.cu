@@ -260,7 +260,8 @@ void launch(const Args& a) {
 
 const Step kStep{"separable_conv/13_sliding_window", launch,
                  "each thread filters 16 outputs along the filter's direction in both passes (a lane a row in "
-                 "the row pass) for each odd K from 3 to 31; K = 63, 127: step 12's kernels; other K: step 10's",
+                 "the row pass) for each odd K from 3 to 31 and K = 63; K = 127: step 12's kernel; "
+                 "other K: step 10's",
                  load_taps, Transfers::none, "", /*intermediate=*/false};
 LADDER_STEP(kStep);
 

@@ -8,9 +8,10 @@
 //   1. reads its R pieces (the strided side), each warp 32 consecutive floats of one piece;
 //   2. writes its part of `out` (the contiguous side) as one range, each warp 32 consecutive floats,
 // through shared memory in between, R rows of the span, padded so that a warp's 32 reads of the
-// transposed order hit 32 banks (pitch = span + ceil(32 / R): lanes step through R rows and
-// 32 / R columns). A matrix with at most 16 columns is the mirror image: the contiguous side is
-// read, the strided side written. Every other matrix runs step 08 unchanged.
+// transposed order spread over the banks (pitch = span + ceil(32 / R): lanes step through R rows
+// and 32 / R columns): 32 banks for R = 1, 2, 3, 4, 8, 11 and 16, at most two words a bank for the
+// other R (by the index arithmetic). A matrix with at most 16 columns is the mirror image: the
+// contiguous side is read, the strided side written. Every other matrix runs step 08 unchanged.
 // Changes from step 08: thin shapes get their own kernel (R a template argument, 1..16, so that
 // every division by R is a multiply); each thread issues kBatch loads before its shared-memory
 // stores (bytes in flight, as vector_add 07); the span is about 8,192 elements per block
@@ -42,7 +43,8 @@ struct Thin {
   // Elements of the long side per block: about 8,192 elements in all, a whole number of warps wide.
   static constexpr int kSpan = std::max(32, 8192 / R / 32 * 32);
   // pitch = kSpan + kPad, kPad = ceil(32 / R): in the transposed order a warp's lanes cover R rows
-  // of 32 / R columns each, and row t of them starts kPad banks after row t - 1.
+  // of 32 / R columns each, and row t of them starts kPad banks after row t - 1 (conflict-free for
+  // R = 1, 2, 3, 4, 8, 11, 16; at most 2-way for the other R).
   static constexpr int kPad = (32 + R - 1) / R;
   static constexpr int kPitch = kSpan + kPad;
   static constexpr size_t kSmemBytes = sizeof(float) * R * kPitch;  // at most 33 KB: no opt-in
