@@ -273,9 +273,10 @@ def chart(folder, series, rows, out_dir):
     kernel = [r["kernel_ms"]["median"] for r in rows][::-1]
     total = [(r.get("total_ms") or {}).get("median") for r in rows][::-1]
     refs = [r["index"] == 0 for r in rows][::-1]
-    pcts = [r.get("pct_of_ceiling") for r in rows][::-1]
+    pcts = [pct_text(r) if is_num(r.get("pct_of_ceiling")) else "" for r in rows][::-1]
     has_total = any(t for t in total)
-    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.4))
+    height = 0.45 * len(rows) + 1.4 + (0.3 if has_total else 0)
+    fig, ax = plt.subplots(figsize=(9, height))
     h = 0.38 if has_total else 0.7
     ys = list(range(len(rows)))
     colors = ["#9a9a9a" if ref else "#3a7dc9" for ref in refs]
@@ -289,20 +290,22 @@ def chart(folder, series, rows, out_dir):
     n_refs = sum(refs)
     if 0 < n_refs < len(rows):  # the reference steps (index 0) sit at the top, apart from the ladder
         ax.axhline(len(rows) - n_refs - 0.5, color="#666", linestyle="--", linewidth=0.8)
-    for y, k, p, t in zip(ys, kernel, pcts, total):
-        label = pct_label(p)
+    for y, k, label, t in zip(ys, kernel, pcts, total):
         x = max(k, t or 0)
         ax.text(x * 1.15, y, f"{fmt_ms(k)} ms  {label}", va="center", fontsize=8)
     ax.set_yticks(ys)
     ax.set_yticklabels(names, fontsize=9)
-    ax.set_xlabel("median time, ms (log scale); label: kernel time and % of the ceiling")
+    ax.set_xlabel("median time, ms (log scale); label: kernel time and % of the ceiling"
+                  + (" (total: of the total time)" if any("(total)" in p for p in pcts) else ""))
     unit = rows[0]["metric"]["unit"]
     ax.set_title(f"{folder}{'' if series == 'main' else ' (' + series + ')'}: {rows[0]['device']} "
                  f"(grey: reference step; metric {unit})", fontsize=10)
-    if has_total:  # below the axes, where no bar or label is
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, fontsize=8, frameon=False)
     ax.grid(axis="x", which="major", alpha=0.3)
-    fig.tight_layout()
+    if has_total:  # in a strip of its own under the axis label, where no bar or label is
+        fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=8, frameon=False)
+        fig.tight_layout(rect=(0, 0.3 / height, 1, 1))
+    else:
+        fig.tight_layout()
     path = os.path.join(out_dir, f"{folder}{'' if series == 'main' else '_' + series}.png")
     fig.savefig(path, dpi=110)
     plt.close(fig)
