@@ -18,7 +18,7 @@
 // Changes from step 07: one kernel, no cuBLAS, for calls with N <= 8 and L <= 1024 whose blocks of
 // 8 rows all fit on the GPU at once (L = 1024: 128 blocks; the H100 holds 132). Every other size,
 // a GPU without cooperative launch and one whose blocks cannot have 131,584 B of shared memory
-// (GeForce cards) run step 07's graph. The record's `choice` says which ran.
+// (GeForce cards, the L4) run step 07's graph. The record's `choice` says which ran.
 // Why it helps: no kernel waits for another to end and the next to start; the mat-vec is 8 mma
 // instructions a warp instead of a GEMM's tiles and a split-K pass.
 // Costs: as many blocks as fit at once, no more (one an SM); a barrier at which every block waits
@@ -132,7 +132,7 @@ template <int kLanes>
 Plan plan_for(const Args& a) {
   Plan plan;
   plan.row_blocks = (a.L + kRows - 1) / kRows;
-  if (a.dev->smem_per_block_optin < kSharedBytes) {  // GeForce GPUs give a block about 100 KB
+  if (a.dev->smem_per_block_optin < kSharedBytes) {  // GeForce GPUs, the L4: about 100 KB a block
     plan.refusal = Refusal::shared_memory;
     return plan;
   }

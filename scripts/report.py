@@ -321,7 +321,7 @@ def roofs(rows):
     copy = [x["ceiling"]["value"] for x in rows if x.get("ceiling") and x["ceiling"]["unit"] == "GB/s"]
     copy += [x["extra"]["copy_ceiling_gbps"] for x in rows if "copy_ceiling_gbps" in x.get("extra", {})]
     if copy:
-        bw.append(("copy ceiling (measured)", statistics.median(copy), True))
+        bw.append(("bandwidth ceiling (measured)", statistics.median(copy), True))
     if spec.get("dram_gbps"):
         bw.append(("DRAM (spec)", spec["dram_gbps"], False))
     blas = [x["ceiling"]["value"] for x in rows if x.get("ceiling") and x["ceiling"]["unit"] == "GFLOP/s"]

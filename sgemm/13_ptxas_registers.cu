@@ -19,8 +19,8 @@
 // dynamic tail and runs step 11's plan — step 09's kernel wherever C has waves of tiles.
 // Costs: nothing at run time. The option is marked BETA in ptxas --help ("no guarantee that the
 // implementation stays consistent between ptxas releases"), and its effect belongs to one kernel and
-// one ptxas, not to the source: it helped 09's kernel here and hurt 12's, and levels 6 to 10 make
-// 09 slower (89-90%). Re-measure after a toolkit update (scripts/run_all.sh sgemm).
+// one ptxas, not to the source: it helped 09's kernel here and hurt 12's, and levels 6, 7, 8 and 10
+// (9 was not run) make 09 slower (89-90%). Re-measure after a toolkit update (scripts/run_all.sh sgemm).
 // Source: ptxas --help; the measurements in the chapter and its appendix ("The assembler's register
 // level"). Run: build/bin/sgemm_13_ptxas_registers --m 4096
 #include "11_shape_classes.cu"  // steps 09-11: the plan and every kernel, unchanged
