@@ -66,6 +66,8 @@ void replay(const Args& a, LaunchFn launches) {
       return;
     }
   launches(a);
+  // The steady clock directly, not common/'s time_once_ms: this runs inside the harness's timed
+  // (CUPTI-correlated) region of the first call, and a region must not open inside another.
   const auto start = std::chrono::steady_clock::now();
   graphs.push_back({a, launches, capture(a, launches)});
   const std::chrono::duration<double, std::milli> setup = std::chrono::steady_clock::now() - start;

@@ -1182,7 +1182,7 @@ def fig_grid_stride_int4():
         y += rh
     # the tail: data[4*n4 + first] for first < n % 4
     y += 0.5
-    text(ax, -0.4, y + 0.4, f"tail:  data[4·n4 + first]", fs=7.5, ha="right")
+    text(ax, -0.4, y + 0.4, "tail:  data[4·n4 + first]", fs=7.5, ha="right")
     for f, i in tail:
         b, t = divmod(f, T)
         box(ax, 4 * f, y, 1, 0.8, fc=CYCLE8[[1, 0][b]], lw=0.8, text=f"t{t}", fs=6.5, zorder=2)

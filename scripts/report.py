@@ -49,7 +49,6 @@ import json
 import math
 import os
 import re
-import shutil
 import statistics
 import sys
 
