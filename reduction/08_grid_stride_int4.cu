@@ -3,7 +3,7 @@
 // input is only read: a grid of just enough blocks to fill the GPU (SMs x (threads per SM / 256)
 // blocks of 256, read off the device: 132 x 8 on an H100) strides over it, each thread issuing
 // kUnroll 16-byte int4 loads before its first add — 64 bytes per thread, 128 KiB per SM in flight,
-// 8 times the 16 KiB per SM that left vector_add's step 04 short of full DRAM bandwidth — and
+// twice the 64 KiB per SM that left vector_add's step 04 short of full DRAM bandwidth — and
 // accumulating in a register. Each block reduces its threads with warp shuffles (step 07) and one
 // shared-memory hop, writes one int64, and the last block to finish (an atomic counter with
 // acquire/release ordering) adds those ~1000 partials and writes the total. One kernel, no second

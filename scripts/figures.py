@@ -279,31 +279,34 @@ def fig_grid_stride():
 
 @figure("vector_add/img/fig_bytes_in_flight.png")
 def fig_bytes_in_flight():
-    """One thread of step 04 against one of step 07 over the same stretch of time, memory latency
-    drawn as one long bar. Step 04's thread issues a 4-byte load of x and one of y, waits a whole
-    latency, adds, stores, and only then loads again: 8 bytes in flight per latency. Step 07's thread
-    issues two 16-byte loads of x and two of y before it waits, then adds and stores both: 64 bytes in
-    flight per latency. By Little's law a kernel's bandwidth is its bytes in flight over the latency:
-    look at the bytes each thread has on the way during one wait."""
-    lat, issue, work = 10.0, 0.6, 1.2      # drawing units: a latency, one issue slot, add + store
+    """One thread of step 04 against one of step 07 over the same stretch of time, one wait for memory
+    drawn as one long bar. Step 04's source loads one float of x and one of y per trip, but the
+    compiler (CUDA 13.0, sm_90) unrolls the loop four times and issues all eight 4-byte loads before
+    the first add (cuobjdump -sass: eight LDG, then the FADDs and STGs): 32 bytes in flight per wait.
+    Step 07's thread issues two 16-byte loads of x and two of y before it waits, then adds and stores
+    both: 64 bytes in flight per wait. By Little's law a kernel's bandwidth is its bytes in flight over
+    the latency: look at the bytes each thread has on the way during one wait. The measured waits
+    (the note) are not drawn to scale."""
+    lat, issue, work = 10.0, 0.6, 1.2      # drawing units: a wait, one issue slot, add + store
     fig = new_fig(9.6, 3.9, "vector_add: bytes in flight per thread, step 04 against step 07")
     ax = grid_ax(fig, [0.03, 0.30, 0.94, 0.58], (-7.5, 27.5), (-1.0, 6.2), equal=False)
 
     def load(x, y, colour):
         box(ax, x, y, issue, 0.8, fc=colour, lw=0.4)
 
-    # step 04: trips of (ld x, ld y, wait, add + store)
-    text(ax, -7.3, 0.9, "step 04\n(float, one trip\nat a time)", fs=8.5, ha="left", fontweight="bold")
-    x, trip = 0.0, 0
-    while x + 2 * issue + lat + work <= 27:
-        load(x, 0.5, OI["sky"])
-        load(x + issue, 0.5, OI["sky"])
-        brace_h(ax, x, x + 2 * issue, 0.45, "ld x, ld y", fs=6.5, below=False)
-        box(ax, x + 2 * issue, 0.5, lat, 0.8, fc=OI["lightgrey"], lw=0.4,
-            text="waiting: 8 B in flight", fs=7)
-        box(ax, x + 2 * issue + lat, 0.5, work, 0.8, fc=OI["orange"], lw=0.4, text="+ st", fs=6.5)
-        x += 2 * issue + lat + work
-        trip += 1
+    # step 04 as compiled: eight loads (four trips of x and y), one wait, four adds and stores, again
+    text(ax, -7.3, 0.9, "step 04\n(float, loop\nunrolled 4×)", fs=8.5, ha="left", fontweight="bold")
+    x = 0.0
+    for batch in range(2):
+        for u in range(8):
+            load(x + u * issue, 0.5, OI["sky"])
+        brace_h(ax, x, x + 8 * issue, 0.45, "4 × (ld x, ld y): 4 B each", fs=6.5, below=False)
+        if batch == 0:
+            box(ax, x + 8 * issue, 0.5, lat, 0.8, fc=OI["lightgrey"], lw=0.4, text="waiting: 32 B in flight", fs=7)
+            box(ax, x + 8 * issue + lat, 0.5, 4 * issue, 0.8, fc=OI["orange"], lw=0.4, text="4 × (+ st)", fs=6.5)
+            x += 8 * issue + lat + 4 * issue
+        else:
+            box(ax, x + 8 * issue, 0.5, 27 - (x + 8 * issue), 0.8, fc=OI["lightgrey"], lw=0.4, text="32 B …", fs=7)
     # step 07: four loads, one wait, two adds and stores
     text(ax, -7.3, 3.9, "step 07\n(float4, loads\nbefore stores)", fs=8.5, ha="left", fontweight="bold")
     for u in range(4):
@@ -313,17 +316,18 @@ def fig_bytes_in_flight():
     box(ax, 4 * issue + lat, 3.5, 2 * work, 0.8, fc=OI["orange"], lw=0.4, text="+ st, + st", fs=6.5)
     text(ax, 4 * issue + lat + 2 * work + 0.4, 3.9, "the block's chunk is done;\n"
          "a new block takes its place", fs=7, ha="left", color=OI["dark"])
-    arrow(ax, 2 * issue, 5.6, 2 * issue + lat, 5.6, style="<|-|>", lw=0.8, ms=6)
-    text(ax, 2 * issue + lat / 2, 5.95, "one memory latency (not to scale)", fs=7, color=OI["dark"])
+    arrow(ax, 4 * issue, 5.6, 4 * issue + lat, 5.6, style="<|-|>", lw=0.8, ms=6)
+    text(ax, 4 * issue + lat / 2, 5.95, "one wait for memory (not to scale)", fs=7, color=OI["dark"])
 
-    per04, per07 = 2 * 4, 2 * 2 * 16          # bytes each thread has in flight
+    per04, per07 = 2 * 4 * 4, 2 * 2 * 16      # bytes each thread has in flight (step 04: 4 trips unrolled)
     threads = 2048                             # the most threads an H100 SM holds
     note(fig, 0.03, 0.22,
-         f"In flight per thread: step 04 {per04} B (one float of x, one of y), step 07 {per07} B (two float4 of "
-         f"each); with {threads:,} threads on an SM, {per04 * threads // 1024} KB against {per07 * threads // 1024} KB. "
-         "A kernel moves at most its bytes in flight per latency, so step 07 keeps DRAM busy with far fewer "
-         "threads waiting. Its loads are also a quarter as many instructions: one 16-byte load where step 04 "
-         "issues four 4-byte ones.", fs=8, width=0.94)
+         f"In flight per thread: step 04 {per04} B (its compiler issues four floats of x and four of y before "
+         f"the first add), step 07 {per07} B (two float4 of each); with {threads:,} threads on an SM, "
+         f"{per04 * threads // 1024} KB against {per07 * threads // 1024} KB. Measured at n = 10^8 (H100, CUDA 13.0, "
+         "2026-11-27), a warp of step 04 waits about 3.5 µs for its loads and one of step 07 about 4.9 µs, "
+         "against 0.39 µs with the DRAM nearly idle: most of each wait is queueing. Step 07's loads are also a "
+         "quarter as many instructions: one 16-byte load where step 04 issues four 4-byte ones.", fs=8, width=0.94)
     return fig
 
 

@@ -6,8 +6,9 @@
 // K <= 31 and runs step 10's K-generic kernel above that. Nsight Compute at 8192 x 8192: at K = 63
 // it issues 204 instructions per pixel for 128 FMAs (1.60 per FMA: the chunk loops, the window
 // ring, the taps loaded from shared memory), at K = 127 386 for 258 (1.50). Here step 11's
-// compiled filters run at K = 63 and 127: 151 and 300 instructions per pixel (1.17 and 1.14 per
-// FMA). What kept them from those K was the layout, and K sets the resources:
+// compiled filters run at K = 63 and 127: 150.8 and 299.8 instructions per pixel (1.17 and 1.14
+// per FMA; Nsight Compute, H100, 2026-11-27). What kept them from those K was the layout, and K
+// sets the resources:
 //  * step 11 keeps exactly K - 1 halo rows and needs K - 1 < 32, so that every group of 32 input
 //    rows after the first completes a tile. Here a tile's column pass reads the row results of the
 //    last `slots` groups (ceil((K + 31) / 32): 3 at K = 63, 5 at 127), kept in shared memory as

@@ -7,9 +7,11 @@
 // not resident is only a queue entry, and the loop covers any n (step 07's one chunk per block is
 // a kernel shape that does gain from many blocks).
 // Changes from step 02: blockIdx.x in the index, gridDim.x*blockDim.x as the stride, int64 indices.
-// Costs: close to, not at, the copy ceiling: one 4-byte load per array in flight per thread leaves
-// DRAM idle part of the time (Nsight Compute, H100, 2026-11-26: 80-82% busy); step 07 puts more
-// bytes in flight.
+// Costs: close to, not at, the copy ceiling. The compiler unrolls the loop 4 times and issues all 8
+// loads (32 bytes per thread) before the first add (cuobjdump -sass), yet DRAM is idle part of the
+// time (Nsight Compute, H100, 2026-11-26: 80-82% busy) and a warp waits about 3.5 us for its loads,
+// nine times the idle latency (n = 10^8, 2026-11-27): the requests queue. Step 07 moves 16 bytes
+// per access and 64 bytes per thread.
 // Source: "CUDA编程入门", section 第二次优化(Blocks), add_parallel<<<SMs x k, 256>>>.
 // Run: build/bin/vector_add_04_grid_stride --n 100000000
 #include "vector_add/vector_add.cuh"

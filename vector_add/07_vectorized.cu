@@ -1,11 +1,13 @@
 // vector_add step 07: 16-byte loads and stores (float4), with a scalar tail for any n, and one chunk
 // of work per block instead of a grid-stride loop.
 // Beyond the post. Each thread now moves 4 floats per instruction: a quarter of the load/store
-// instructions and address calculations, and more bytes in flight per warp (512 B per load
-// instead of 128 B), which is what keeps HBM3 busy. Each block takes one chunk of 512 threads x 2
-// float4 per array and each thread issues all four of its loads before its first store, so every
-// resident block has its whole chunk's loads in flight at once; the grid has as many blocks as
-// chunks and the GPU's block scheduler refills an SM the moment a block ends.
+// instructions and address calculations, and more bytes in flight (512 B per warp-wide load
+// instead of 128 B; 64 B per thread against step 04's 32 B, which its compiler gets by unrolling;
+// Nsight Compute, H100, 2026-11-27: DRAM busy 90.7% of the time against 82.8%). Each block takes
+// one chunk of 512 threads x 2 float4 per array and each thread issues all four of its loads
+// before its first store, so every resident block has its whole chunk's loads in flight at once;
+// the grid has as many blocks as chunks and the GPU's block scheduler refills an SM the moment a
+// block ends.
 // Changes from step 04: float4 accesses over n/4 groups, a chunk per block (2 float4 per array per
 // thread) in place of the grid-stride loop; the last n % 4 floats by plain scalar code.
 // Costs: needs 16-byte aligned arrays (cudaMalloc gives 256-byte alignment; the launcher checks);
