@@ -12,7 +12,8 @@
 // Costs: V's round trip (write, then read by the GEMM: 2/M of the input's bytes) and a second
 // launch. What is left is the averaging kernel's own bandwidth (dram__throughput.avg.pct_of_peak_
 // sustained_elapsed): 8-byte loads, at most four per lane in flight (nvcc unrolls the warp-stride
-// loop by 4), and one short-lived block per 8 rows.
+// loop 16 times and keeps four loads ahead of the adds: cuobjdump -sass
+// build/bin/avg_matvec_05_average_then_gemm), and one short-lived block per 8 rows.
 // Source: beyond the post, which stops at step 03.
 // Run: build/bin/avg_matvec_05_average_then_gemm --L 512 --M 512 --N 1024
 #include "avg_matvec/avg_matvec.cuh"

@@ -1,27 +1,31 @@
-// avg_matvec step 06: the averaging at full bandwidth — 16-byte loads, four in flight per lane,
+// avg_matvec step 06: the averaging at full bandwidth — 16-byte loads, four per lane and trip,
 // every warp resident; then step 05's DGEMM.
 // Step 05's averaging kernel moves 8 bytes per load, at most 32 bytes per lane in flight, and
 // launches a block of 8 warps for every 8 rows, each living for one row. Here:
 //   - 16-byte loads (double2): half the load instructions for the same bytes. A row starts on a
 //     16-byte boundary only when (k*L + j) * M is even, so a row that starts 8 bytes past one takes
 //     its first element alone, and an odd element left at the end is taken alone as well;
-//   - kUnroll = 4 independent loads per lane are issued before any of them is added (predicated at
-//     the end of a row, not a remainder loop): 64 bytes per lane, 2 KiB per warp in flight;
+//   - kUnroll = 4 independent loads per lane and trip, written before any of them is added
+//     (predicated at the end of a row, not a remainder loop): 64 bytes per lane in the source. The
+//     machine code keeps fewer in flight (cuobjdump -sass build/bin/avg_matvec_06_vector_average):
+//     at 32 registers nvcc issues two before the first add and has at most two pending at any
+//     wait, 32 bytes per lane, 1 KiB per warp, step 05's bytes (2-16 lanes a row: two, then one);
 //   - a group of kLanes lanes per row: 32 for long rows, fewer when M is small (a 33-double row
 //     would otherwise leave most of a warp idle), the shuffles then run within each group;
 //   - exactly as many blocks as are resident at once (occupancy API x SMs), each warp streaming
 //     row after row: no block launch overhead, no tail wave.
 // Changes from step 05: the averaging kernel; the DGEMM is step 05's, included unchanged.
 // Why it is not faster here: step 05's averaging kernel already keeps DRAM 93% busy (Nsight
-// Compute, H100, CUDA 13.0, 2026-11-26), so wider loads and more bytes in flight have nothing left
-// to win; on the H100 step 06 is a little slower than step 05, at the default size (0.98x,
-// 2026-11-27) and at (1024, 128, 8). Steps 07 and 08 build on it for its code: 08 calls
-// average_rows_by_warps, which strides over the rows with whatever warps the grid has.
+// Compute, H100, CUDA 13.0, 2026-11-26), so wider loads have nothing left to win (and the SASS
+// keeps no more bytes in flight than step 05's); on the H100 step 06 is a little slower than
+// step 05, at the default size (0.98x, 2026-11-27) and at (1024, 128, 8). Steps 07 and 08 build
+// on it for its code: 08 calls average_rows_by_warps, which strides over the rows with whatever
+// warps the grid has.
 // Why not fuse the mat-vec as well: it would save V's round trip (2/M of the input's bytes) and one
 // launch, but a fused kernel must re-read W per batch (step 04's problem) or be a GEMM itself,
 // while the DGEMM's 2 L^2 N flops on 8 (L^2 + 2 L N) bytes are a small job for the H100.
-// Costs: registers for 4 double2 per lane (-Xptxas -v: no spills); rows that start off a 16-byte
-// boundary (odd M) pay one scalar load.
+// Costs: registers for the double2 in flight (-Xptxas -v: 32, no spills; ptxas keeps two of the
+// four live at a time); rows that start off a 16-byte boundary (odd M) pay one scalar load.
 // Source: beyond the post. Run: build/bin/avg_matvec_06_vector_average --L 500 --M 700 --N 999
 #include "05_average_then_gemm.cu"  // matvecs_as_gemm
 
@@ -30,7 +34,7 @@
 namespace avg_matvec::vector_average {
 
 constexpr int kThreads = 256;
-constexpr int kUnroll = 4;  // double2 loads each lane has in flight
+constexpr int kUnroll = 4;  // double2 loads per lane and trip (the SASS keeps <= 2 in flight)
 static_assert(kThreads % 32 == 0, "whole warps: each warp's groups shuffle together");
 static_assert(kUnroll >= 1, "at least one load per lane per pass");
 static_assert(sizeof(double2) == 16 && alignof(double2) == 16, "one 16-byte load per double2");
@@ -52,7 +56,7 @@ __device__ __forceinline__ void average_rows_by_warps(const double* __restrict__
     const int64_t r = w * kGroupsPerWarp + (threadIdx.x % 32) / kLanes;
     double sum = 0;
     if (r < rows) {
-      // Step 1: the row's 16-byte-aligned body, kUnroll loads per lane in flight.
+      // Step 1: the row's 16-byte-aligned body, kUnroll loads per lane and trip.
       const int64_t start = r * M;                            // the row's first element
       const int head = static_cast<int>(start & 1);           // 1: the row starts 8 bytes off
       const int64_t pairs = (M - head) / 2;

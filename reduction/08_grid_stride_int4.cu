@@ -1,13 +1,15 @@
 // reduction step 08: one pass over the input with 16-byte loads, finished on the device.
 // Steps 01-07 write partial sums back into the input and let the host add the blocks. Here the
 // input is only read: a grid of just enough blocks to fill the GPU (SMs x (threads per SM / 256)
-// blocks of 256, read off the device: 132 x 8 on an H100) strides over it, each thread issuing
-// kUnroll 16-byte int4 loads before its first add — 64 bytes per thread, 128 KiB per SM in flight,
-// twice the 64 KiB per SM that left vector_add's step 04 short of full DRAM bandwidth — and
-// accumulating in a register. Each block reduces its threads with warp shuffles (step 07) and one
-// shared-memory hop, writes one int64, and the last block to finish (an atomic counter with
-// acquire/release ordering) adds those ~1000 partials and writes the total. One kernel, no second
-// pass, no host loop, no input restore.
+// blocks of 256, read off the device: 132 x 8 on an H100) strides over it, each thread
+// accumulating in a register and asking for kUnroll 16-byte int4 loads per trip before it adds
+// them. That is the source; the machine code differs (cuobjdump -sass
+// build/bin/reduction_08_grid_stride_int4): nvcc unrolls the loop 4 times (16 int4 loads a pass),
+// uses 32 registers and interleaves the loads with the adds, issuing 3 before the first add
+// (48 bytes per thread, 96 KiB per SM) and keeping 1-2 pending at each later wait. Each block
+// reduces its threads with warp shuffles (step 07) and one shared-memory hop, writes one int64,
+// and the last block to finish (an atomic counter with acquire/release ordering) adds those ~1000
+// partials and writes the total. One kernel, no second pass, no host loop, no input restore.
 // Changes from step 07: not in place; grid-stride instead of one slice per block; int4 loads;
 // int64 block partials (a block's share grows with n, so int32 could overflow); the finish moved
 // from the host into the last block.
@@ -27,7 +29,7 @@
 namespace reduction::grid_stride_int4 {
 
 constexpr int kThreads = 256;
-constexpr int kUnroll = 4;  // int4 loads in flight per thread per iteration
+constexpr int kUnroll = 4;  // int4 loads per thread per iteration (the SASS keeps <= 3 in flight)
 static_assert(kThreads % 32 == 0 && kThreads / 32 <= 32, "one warp reduces the warp sums");
 static_assert(fits_int32_partial(4 * kUnroll), "one iteration's 4*kUnroll values add up in int32");
 
@@ -56,7 +58,8 @@ reduce_grid_stride_int4(const int* __restrict__ data, int64_t n, int64_t* block_
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
 
-  // Step 1: grid-stride over int4s, kUnroll independent 16-byte loads before the adds.
+  // Step 1: grid-stride over int4s, kUnroll independent 16-byte loads per trip (nvcc interleaves
+  // them with the adds: see the header).
   int64_t sum = 0;
   for (int64_t i = first; i < n4; i += kUnroll * stride) {
     int4 v[kUnroll];

@@ -1197,7 +1197,7 @@ def fig_grid_stride_int4():
     xr = 4 * stride + 3.6
     for k in range(iters):
         y0, y1 = row_y[k * U], row_y[k * U + U - 1] + 0.8
-        brace_v(ax, y0, y1, xr, f"iteration k = {k}:\n{U} int4 loads in flight\nper thread, then\n"
+        brace_v(ax, y0, y1, xr, f"iteration k = {k}:\n{U} int4 loads\nper thread, then\n"
                 f"i += kUnroll·stride\n= {U * stride} int4s", fs=7.2)
     for k in range(iters):
         for r in range(k * U + 1, k * U + U):
@@ -1228,7 +1228,8 @@ def fig_grid_stride_int4():
          "make_int4(0, 0, 0, 0). In each row a warp reads consecutive int4s.\n"
          "Real values (08_grid_stride_int4.cu): kThreads = 256, kUnroll = 4, gridDim.x = SMs × 8 = 1,056 on an H100 "
          "(fewer if n/4 needs fewer blocks); stride = 270,336 int4s (4.125 MiB), one iteration covers 1,081,344 int4s "
-         "(16.5 MiB), and each thread has 4 × 16 B = 64 B in flight. At n = 2^28 each thread runs 62 or 63 iterations "
+         "(16.5 MiB), and each thread asks for 4 × 16 B = 64 B per iteration (its SASS, unrolled 4 times, issues 3 of "
+         "those loads, 48 B, before the first add: cuobjdump -sass). At n = 2^28 each thread runs 62 or 63 iterations "
          "and there is no tail (n % 4 = 0); --n 1000003 has a tail of 3. The input must be 16-byte aligned: launch() "
          "throws otherwise (cudaMalloc gives 256), there is no misaligned-start path.", fs=8)
     return fig

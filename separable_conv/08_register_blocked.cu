@@ -73,7 +73,9 @@ __device__ __forceinline__ void stage_taps(float* dst, const float* taps, int k,
 // loads kBatch rows before storing any, so each lane has up to 2 kBatch float4 loads (kVec = 4:
 // x0 and width multiples of 4, so a group is all inside or all outside) or 8 kBatch float loads
 // (kVec = 1, one float per lane and access) in flight: enough bytes in flight per SM to cover DRAM
-// latency.
+// latency. Where count is a compile-time 4 (the row pass), nvcc unrolls the batch loop too: with
+// kVec = 1 the row pass issues all 32 float loads, 128 bytes, before its first store
+// (cuobjdump -sass build/bin/separable_conv_08_register_blocked).
 template <int kVec, int kBatch>
 __device__ __forceinline__ void stage_rows(float* dst, int pitch, int first, int step, int count,
                                            const float* __restrict__ img, int64_t y0, int64_t height,
@@ -107,7 +109,8 @@ __device__ __forceinline__ void stage_rows(float* dst, int pitch, int first, int
       }
   }
 }
-// Rows in flight per warp while staging: 8 float4 or 16 float loads per lane at most.
+// Rows per batch while staging: 8 float4 or 16 float loads per lane (the row pass's kVec = 1
+// kernel issues both of its batches, 32 float loads, before storing: see stage_rows).
 template <int kVec>
 constexpr int kStageBatch = kVec == 4 ? 4 : 2;
 

@@ -13,9 +13,11 @@
 // other R (by the index arithmetic). A matrix with at most 16 columns is the mirror image: the
 // contiguous side is read, the strided side written. Every other matrix runs step 08 unchanged.
 // Changes from step 08: thin shapes get their own kernel (R a template argument, 1..16, so that
-// every division by R is a multiply); each thread issues kBatch loads before its shared-memory
-// stores (bytes in flight, as vector_add 07); the span is about 8,192 elements per block
-// (32 KB each way), shared memory R x (span + pad) floats.
+// every division by R is a multiply); each thread loads a batch of kBatch elements before it stores
+// them (bytes in flight, as vector_add 07; cuobjdump -sass build/bin/transpose_09_thin: reading
+// the R rows of `in`, 5 of the 8 loads come before the first shared store and 3 right after it;
+// reading one range, all 8, 7 at R = 1); the span is about 8,192 elements per block (32 KB each
+// way), shared memory R x (span + pad) floats.
 // Costs: 32 kernels (R = 1..16, both orientations) in the executable; scalar 4-byte accesses on
 // both sides (a row of `in` starts anywhere for odd lengths), which the batch of loads in flight
 // has to make up for.
@@ -34,7 +36,7 @@ namespace transpose::thin {
 
 constexpr int kMaxThin = 16;   // the thin side: at most this many rows (or columns)
 constexpr int kThreads = 256;
-constexpr int kBatch = 8;      // loads each thread issues before it stores any
+constexpr int kBatch = 8;      // loads each thread makes before their stores (in the source)
 
 // The sizes of a block's work for a thin side of R.
 template <int R>
@@ -50,7 +52,8 @@ struct Thin {
   static constexpr size_t kSmemBytes = sizeof(float) * R * kPitch;  // at most 33 KB: no opt-in
 };
 
-// Elements i = 0 .. n-1 where valid(i), kBatch loads per thread in flight before their stores.
+// Elements i = 0 .. n-1 where valid(i), kBatch loads per thread before their stores (the SASS may
+// issue some of them after the first store: see the header).
 template <class Valid, class Load, class Store>
 __device__ __forceinline__ void move(int n, Valid valid, Load load, Store store) {
   for (int base = threadIdx.x; base < n; base += kThreads * kBatch) {
