@@ -13,7 +13,7 @@
 // multiply-adds per copied element the checks are still a large share of the loop's other
 // instructions (the appendix measures what dropping them is worth).
 // Costs: registers — 64 accumulators, 16 operands and the addresses. Left alone, ptxas (CUDA 13.0,
-// sm_90) takes 167 per thread and only one 256-thread block fits an SM's 64K registers; MinBlocks = 2
+// sm_90) takes 147 per thread and only one 256-thread block fits an SM's 64K registers; MinBlocks = 2
 // caps it at 128 (no spills), the post's two blocks per SM: 16 warps, 25% occupancy on an H100 (the
 // post: 94 registers, 33.3% on a GPU with 1,536 threads per SM). Large tiles also mean few blocks: a
 // 4096² C has 1,024 of them, 3.9 waves of 264 block slots; a 2048² C has 256, under one wave — the

@@ -14,7 +14,8 @@
 // threads across a row of Bs, 32 bytes apart) are 4-way bank conflicts — step 08 removes both.
 // 16-byte loads need 16-byte aligned rows: with K % 4 != 0 (rows of A) or N % 4 != 0 (rows of B
 // and C) the kernel is instantiated with scalar loads for that operand; every load is guarded, so
-// edge tiles read zeros past the matrix. 128 registers (MinBlocks 2), no spills (ptxas, sm_90).
+// edge tiles read zeros past the matrix. 127 registers (128 with scalar A loads; MinBlocks 2 caps
+// them at 128), no spills (ptxas, sm_90).
 // Source: beyond the posts ("How to optimize SGEMM on NVIDIA GPUs" calls this vectorized memory
 // access with a transposed A tile). Run: build/bin/sgemm_07_vectorized --m 4096 --n 4096 --k 4096
 #include "sgemm/sgemm.cuh"

@@ -13,8 +13,8 @@
 // wavefronts, shared-store conflicts 6.1 M, from 268 M and 21.9 M in step 07).
 // Changes from step 07: WarpTile (fragment offsets, outer product, the store) and the copy maps;
 // the k loop itself is unchanged — still one shared buffer and two barriers per k step.
-// Costs: none in registers (128, MinBlocks 2, no spills); 128 bytes more shared memory for the pad
-// (BK rows of 4 floats).
+// Costs: none in registers (127, under MinBlocks 2's cap of 128, no spills); 128 bytes more shared
+// memory for the pad (BK rows of 4 floats).
 // Source: beyond the posts (siboehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like
 // Performance", kernel 10 "warptiling"; CUTLASS's threadblock/warp/thread hierarchy).
 // Run: build/bin/sgemm_08_warptiling --m 4096 --n 4096 --k 4096
