@@ -5,8 +5,9 @@
 // runs while the thread goes on): S - 1 tiles are requested before the first is used, and every k
 // step requests the tile S - 1 ahead into the stage freed one step earlier. cp.async.wait_group
 // (S - 2) plus one barrier per k step makes the next tile visible and the stage to refill free.
-// The fragments are double-buffered in registers too: the LDS.128 of k+1 issue before the FFMAs
-// of k, so shared-memory latency hides behind 64-128 independent FFMAs.
+// The fragments are double-buffered in registers too: the source loads those of k+1 before the
+// FFMAs of k (ptxas spreads the LDS.128 among k's FFMAs, most 65-69 instructions before their use),
+// so shared-memory latency hides behind 64-128 independent FFMAs.
 // A goes through 4-byte copies (a 16-byte one cannot transpose), B through 16-byte copies when
 // n % 4 == 0. Edges: a copy with src-size 0 writes zeros, so out-of-range elements cost no branch;
 // interior tiles take a copy path with no predicates at all.
