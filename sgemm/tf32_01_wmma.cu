@@ -6,9 +6,10 @@
 // and every warp runs 4 k8 steps of load_matrix_sync / mma_sync over them. The result goes through
 // shared memory (store_matrix_sync) so that the edge tiles write only the elements inside C.
 // Changes from the fp32 ladder: the multiply is one wmma::mma_sync per 16 x 16 x 8 piece, 2,048
-// multiply-adds (4,096 FLOP) for the warp in two tensor-core instructions (HMMA.1688.F32.TF32 in
-// SASS, each 16 x 8 x 8), where the fp32 ladder issues 64 warp-wide FFMAs (2,048 lane FFMAs); each
-// input loses 13 mantissa bits (the TF32 bound of sgemm.cuh, against fp64).
+// multiply-adds (4,096 FLOP) for the warp in four tensor-core instructions (HMMA.1684.F32.TF32 in
+// SASS, each 16 x 8 x 4; sm_80 and sm_90, CUDA 13.0), where the fp32 ladder issues 64 warp-wide
+// FFMAs (2,048 lane FFMAs); each input loses 13 mantissa bits (the TF32 bound of sgemm.cuh, against
+// fp64).
 // Costs: WMMA hides the fragment layout, so the kernel cannot choose a shared-memory layout for the
 // fragment loads (the padding of 4 floats keeps the rows 16-byte aligned, as load_matrix_sync needs,
 // but it does not remove all bank conflicts), nor overlap copies with the MMAs: a block waits at two

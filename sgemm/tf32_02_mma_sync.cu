@@ -5,9 +5,9 @@
 // two blocks do not fit an SM), each warp a 64 x 64 piece as 4 x 8 mma.sync.m16n8k8 tiles: 128 fp32
 // accumulators per thread. Per k step of 32:
 //   * copies: a ring of S shared-memory stages filled by cp.async, S - 1 tiles in flight. A block
-//     whose tile lies inside A and B copies without tests (each 16-byte copy one address add and one
-//     LDGSTS); edge blocks take 16-byte copies with zero fill where rows are 16-byte aligned, 4-byte
-//     ones otherwise;
+//     whose tile lies inside A and B copies without tests (each 16-byte copy a 64-bit address add
+//     and one LDGSTS); edge blocks take 16-byte copies with zero fill where rows are 16-byte
+//     aligned, 4-byte ones otherwise;
 //   * A fragments: ldmatrix.x4 (one instruction per 16 x 8 fragment, 4 LDS.32 otherwise) from a
 //     tile stored row by row (K-major) whose 16-byte chunks are XOR-swizzled, chunk ^= row % 8: the
 //     8 rows one ldmatrix phase reads land in 8 different bank groups (unswizzled, all 8 rows of 128
@@ -22,7 +22,8 @@
 //   * register double buffering: the fragments of k8 step j+1 are loaded before the MMAs of step j;
 //   * the fragments go to the MMA as they are: the tensor core reads the top 19 bits of each fp32
 //     (TF32, cut). The _rna candidates round them first (cvt.rna.tf32.f32, round to nearest: half the
-//     error, one more instruction per fragment register; the chapter measures both).
+//     error, one cvt per fragment register, which ptxas makes two SASS instructions, FSETP and a
+//     predicated IMAD.IADD; the chapter measures both).
 // Changes from step 01: instruction-level fragments (ldmatrix, LDS.32, mma.sync), the swizzle and
 // padding, the pipeline and a 64 x 64 warp tile (2 KB of A and 2 KB of B fragments per 32 MMAs: at
 // TF32's 4 bytes an element, a smaller warp tile would run out of shared-memory bandwidth first).
@@ -112,8 +113,10 @@ __device__ __forceinline__ void copy_stage(float* As, float* Bs, const float* __
 // The same copies where both operands take 16-byte ones, with the per-thread work done once: a
 // thread's chunks of A are A_STEP rows apart (same column, same swizzle) and its chunks of B are
 // B_STEP rows apart. A block whose tile lies inside A and B and a k step that lies inside k (all of
-// them but the edges) copy without tests: a chunk is one IMAD.WIDE (a 32-bit byte offset, known
-// per thread, times a constant) and one LDGSTS. The rest take copy_stage's tests and zero fills.
+// them but the edges) copy without tests: a chunk is one 64-bit address add (its 32-bit byte offset
+// from the thread's first chunk: an IMAD.WIDE, or an IADD3 and its carry, as ptxas picks) and one
+// LDGSTS (at the default 128 x 128 tile ptxas adds 38 uniform instructions a k step, mostly
+// recomputing B's offsets; sm_90, CUDA 13.0). The rest take copy_stage's tests and zero fills.
 template <class T>
 struct VecCopier {
   static constexpr int A_PER = T::BM * kChunks / T::THREADS, A_STEP = T::THREADS / kChunks;
