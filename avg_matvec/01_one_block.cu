@@ -9,7 +9,8 @@
 // kernel grid is too small to fill the available resources on this device, resulting in only 0.0
 // full waves across all SMs", launch__waves_per_multiprocessor), and the N * L * (log2 L + 1)
 // barriers run one after another.
-// Limit: L <= 1024 (one thread per row, one block) and a power of two (the sweep halves the block).
+// Limit: L <= 1024 (one thread per row, one block) and a power of two (the sweep halves the block);
+// another --L is refused in one line, exit 2.
 // Source: "【CUDA】Nsight profile驱动的CUDA优化", 2. GPU version1 (gpu_version1).
 // Run: build/bin/avg_matvec_01_one_block --L 512 --M 512 --N 1024
 #include "avg_matvec/avg_matvec.cuh"

@@ -4,10 +4,11 @@
 // Changes from step 01: the grid is N blocks and `for (k ...)` becomes `k = blockIdx.x`.
 // Costs: the loads are now what Nsight Compute flags. Thread j reads row j, so at each i a warp
 // touches 32 rows M * 8 bytes apart: 32 sectors for 256 useful bytes (l1tex__t_sectors_pipe_lsu_
-// mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum; the post measured 20
-// sectors per request where 8 would do), kept useful only while the sectors survive in L1. And each
-// block still runs L * (log2 L + 1) barriers.
-// Limit: L <= 1024 and a power of two, as step 01.
+// mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum: 20.00 per request on the
+// H100 at L = M, the average with the loads of W at 8; the post quotes the same 20 where 8 would
+// do), kept useful only while the sectors survive in L1. And each block still runs
+// L * (log2 L + 1) barriers.
+// Limit: L <= 1024 and a power of two, as step 01 (exit 2 otherwise).
 // Source: "【CUDA】Nsight profile驱动的CUDA优化", 3. 增加GridSize (gpu_version2).
 // Run: build/bin/avg_matvec_02_block_per_batch --L 512 --M 512 --N 1024
 #include "avg_matvec/avg_matvec.cuh"

@@ -14,7 +14,8 @@
 // 5.55 per issue (smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio, the
 // loads of W among them), against 1.60 at a barrier
 // (smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio).
-// Limit: L <= 1024 and a multiple of 32 (whole warps, one thread per column of W in Step 2).
+// Limit: L <= 1024 and a multiple of 32 (whole warps, one thread per column of W in Step 2); exit 2
+// otherwise.
 // Source: "【CUDA】Nsight profile驱动的CUDA优化", 4. Shuffle warp (gpu_version3).
 // Run: build/bin/avg_matvec_03_warp_average --L 512 --M 512 --N 1024
 #include "avg_matvec/avg_matvec.cuh"

@@ -10,7 +10,7 @@
 // through L1, l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum, half W, 2.94 GB came from L2,
 // lts__t_sectors_srcunit_tex_op_read.sum: the input's 2.15 GB and only 0.79 GB of W), and L * L
 // FMAs per 8 * L * M bytes read. The N mat-vecs share W: that is a matrix product.
-// Limit: L <= 1024 and a multiple of 32, as step 03.
+// Limit: L <= 1024 and a multiple of 32, as step 03 (exit 2 otherwise).
 // Source: beyond the post, which stops at step 03; the shuffle is its section 4.
 // Run: build/bin/avg_matvec_04_warp_matvec --L 512 --M 512 --N 1024
 #include "03_warp_average.cu"  // warp_means, Step 1 unchanged

@@ -23,7 +23,7 @@
 // instructions a warp instead of a GEMM's tiles and a split-K pass.
 // Costs: as many blocks as fit at once, no more (one an SM); a barrier at which every block waits
 // for the slowest; W's 8 rows and all the means in each block's shared memory, which caps L at 1024
-// and N at 8. sm_80 or newer (mma .f64 and cp.async).
+// and N at 8. sm_80 or newer (mma .f64 and cp.async): on an older GPU the step exits 2 naming it.
 // Source: beyond the post; CUDA Programming Guide, "Grid Synchronization" (cooperative groups) and
 // "CUDA Graphs"; PTX ISA, "Matrix Fragments for mma.m8n8k4 with .f64 floating point type".
 // Run: build/bin/avg_matvec_08_one_kernel --L 1024 --M 128 --N 8

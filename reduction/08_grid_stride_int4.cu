@@ -13,8 +13,9 @@
 // Changes from step 07: not in place; grid-stride instead of one slice per block; int4 loads;
 // int64 block partials (a block's share grows with n, so int32 could overflow); the finish moved
 // from the host into the last block.
-// Costs: the input must be 16-byte aligned (cudaMalloc gives 256); the last n % 4 values take a
-// scalar path; the last block's extra pass over ~1000 int64s is a few microseconds at the end.
+// Costs: the input must be 16-byte aligned (cudaMalloc gives 256; the launcher refuses another with
+// an error, exit 3); the last n % 4 values take a scalar path; the last block makes one more pass,
+// over the grid's ~1000 int64 partials, after every other block has finished.
 // Source: beyond the posts; the grid-stride loop of "CUDA编程入门" and the shuffle of
 // "【CUDA】Nsight profile驱动的CUDA优化", 4. Shuffle warp.
 // Run: build/bin/reduction_08_grid_stride_int4

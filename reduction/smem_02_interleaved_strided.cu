@@ -9,7 +9,9 @@
 // and 1 banks), then 4-way at s = 32 and 2-way at s = 64 as the active lanes run out. ncu counts them:
 // l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum.
 // Changes from smem_01: index = 2 s tid instead of tid % (2s) == 0.
-// Costs: bank conflicts, 2-way at s = 1 growing to 8-way at s = 4 to 16 (see above).
+// Costs: bank conflicts, 2-way at s = 1 growing to 8-way at s = 4 to 16 (see above). On the H100
+// they take back what the packing saves: about as many shared-load wavefronts as smem_01, and a
+// slower kernel (Harris's 2007 GPU showed a gain; the chapter's smem_02 has the counters).
 // Source: M. Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA, 2007), reduction #2.
 // Run: build/bin/reduction_smem_02_interleaved_strided
 #include "reduction/reduction.cuh"

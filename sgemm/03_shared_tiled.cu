@@ -13,7 +13,8 @@
 // Each multiply-add still reads two values from shared memory (As[ty][p], a broadcast, and Bs[p][tx],
 // a conflict-free row; ptxas merges four As values into one 128-bit load: 40 load instructions per
 // 32 multiply-adds), so the shared-memory pipe, not the FMA units, now limits the kernel.
-// Source: "CUDA编程入门", section Shared Memory SGEMM. Run: build/bin/sgemm_03_shared_tiled --m 4096
+// Source: "CUDA编程入门", section Shared Memory SGEMM.
+// Run: build/bin/sgemm_03_shared_tiled --m 4096 --n 4096 --k 4096
 #include "sgemm/sgemm.cuh"
 
 namespace sgemm::shared_tiled {

@@ -10,7 +10,8 @@
 // Changes from step 03: 8 results per thread in a register array acc[8]; a 64 x 64 block tile with
 // BK = 8 instead of 32 x 32 x 32; one flat 512-thread block, whose threads each copy one element of
 // the A tile and one of the B tile.
-// Costs: more registers per thread (8 accumulators), 4 KiB of shared memory per block.
+// Costs: more registers per thread (8 accumulators; ptxas, sm_90: 57), so two 512-thread blocks
+// per SM, 50% occupancy; 4 KiB of shared memory per block.
 // Source: beyond the posts ("CUDA编程入门" goes from shared tiles straight to 2-D thread tiling); the
 // 1-D step of Simon Boehm's "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a
 // Worklog", kernel 4. Run: build/bin/sgemm_04_1d_blocktiling --m 4096 --n 4096 --k 4096

@@ -17,12 +17,12 @@
 // per SM, waves over the GPU's SMs — 128 x 256 tiles where they fill whole waves, 128 x 128 where
 // they would leave a last wave nearly empty). The tile loop is a device function (pipelined_tile_at:
 // any tile, A's row pitch apart from k, the accumulators handed to the caller's finish) that steps
-// 10-12 reuse on slices of k. Needs cp.async:
-// sm_80 or newer (exit 2 on older GPUs).
+// 10-12 reuse on slices of k. Needs cp.async: sm_80 or newer (exit 2 on older GPUs).
 // Costs: shared memory S x (BK (BM + 4) + BK BN) x 4 bytes (dynamic, > 48 KB needs an opt-in);
-// registers for the second fragment buffer (2 (TM + TN)); 8 x 16 thread tiles take 243-255 registers
-// and one 256-thread block (8 warps, 12.5% occupancy) per SM: 128 independent FFMAs per warp and k
-// step hide latency instead of more warps. No tiling spills (ptxas, sm_90).
+// registers for the second fragment buffer (2 (TM + TN)); the 8 x 16 thread tiles of the 128 x 256
+// tilings take 245-255 registers and one 256-thread block (8 warps, 12.5% occupancy) per SM: 128
+// independent FFMAs per warp and k step hide latency instead of more warps. No tiling spills
+// (ptxas, sm_90).
 // Source: beyond the posts (NVIDIA, CUDA C++ Programming Guide, "Asynchronous Data Copies";
 // CUTLASS's multistage mainloop). Run: build/bin/sgemm_09_pipelined --m 4096 [--tile NAME]
 #include "08_warptiling.cu"  // WarpTile, ATileMap, BTileMap, unchanged

@@ -26,8 +26,10 @@
 //   otherwise step 09's kernel with 09's default for this GPU and shape.
 // Every number is read off the device: blocks per SM from the occupancy calculator
 // (ladder::blocks_per_sm, profile-aware), slots = SMs x blocks per SM. The report's choice line
-// names the class, the kernel and the split. The skinny kernels need no cp.async and run on every
-// GPU; the tiled classes need sm_80 (exit 2 on older GPUs, as steps 09 and 10).
+// names the class, the kernel and the split. The skinny kernels themselves need no cp.async, but
+// the step declares sm_80 for its tiled classes (NEEDS on its add_step line), so on an older GPU it
+// exits 2 at every shape, as steps 09 and 10. Not tunable: the rule picks every kernel and tiling,
+// and --tile is a usage error (exit 2).
 // Changes from step 10: the two skinny kernels, the small-tile split and its sum, the class rule.
 // Costs: the skinny kernels do 2 FLOPs per 4 bytes of the streamed matrix — useless for large C;
 // the split classes a workspace of slices x m x n floats (Step::workspace_bytes), written once

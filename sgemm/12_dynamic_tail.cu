@@ -31,7 +31,8 @@
 // build of step 09 with the same tail: Q = 4, 8, 16, 32 gave 94.0, 94.7, 94.1 and 90.5% at 4096^3
 // (09 92.1-92.9%).
 // Every other shape runs as step 11 (whole waves, a k under 3072, or a tiling without a tail kernel
-// run step 09's kernel unchanged); the choice line says which and why.
+// run step 09's kernel unchanged); the choice line says which and why. Not tunable, as step 11:
+// --tile is a usage error (exit 2). Needs cp.async: sm_80 or newer (exit 2 on older GPUs).
 // Changes from step 11: the tail kernel (a whole tile or pieces, one tile loop), the piece counter
 // and the per-tile counters (a __device__ array; the last worker out and each tile's last piece
 // reset them), the workspace (Step::workspace_bytes), the rule for Q. Step 09's tile loop is now

@@ -17,6 +17,7 @@
 // where the toolkit's ptxas accepts it (the choice line says which). Why not step 12's kernel: the
 // same option makes it slower (88% of cuBLAS at 4096^3 against 94.6%), so this step drops 12's
 // dynamic tail and runs step 11's plan — step 09's kernel wherever C has waves of tiles.
+// Flags, limits and refusals are step 11's (not tunable; sm_80 or newer, exit 2 otherwise).
 // Costs: nothing at run time. The option is marked BETA in ptxas --help ("no guarantee that the
 // implementation stays consistent between ptxas releases"), and its effect belongs to one kernel and
 // one ptxas, not to the source: it helped 09's kernel here and hurt 12's, and levels 6, 7, 8 and 10

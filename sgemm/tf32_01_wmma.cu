@@ -12,9 +12,10 @@
 // fp64).
 // Costs: WMMA hides the fragment layout, so the kernel cannot choose a shared-memory layout for the
 // fragment loads (the padding of 4 floats keeps the rows 16-byte aligned, as load_matrix_sync needs,
-// but it does not remove all bank conflicts), nor overlap copies with the MMAs: a block waits at two
-// barriers per k step, and the 4 warps of 64-register fragments keep few tensor-core instructions in
-// flight. Needs sm_80 (TF32 WMMA); elsewhere the step exits 2 naming it.
+// but bank conflicts remain: 67.4 M of its 202 M shared-load wavefronts on the H100, tf32.md), nor
+// overlap copies with the MMAs: a block waits at two barriers per k step, and its 4 warps keep few
+// tensor-core instructions in flight (the tensor pipe busy 13.1% of the time, same profile).
+// Needs sm_80 (TF32 WMMA); elsewhere the step exits 2 naming it.
 // Source: CUDA C++ Programming Guide, "Warp Matrix Functions" (sub-byte and alternate floating
 // point: precision::tf32, __float_to_tf32). Run: build/bin/sgemm_tf32_01_wmma --m 4096
 #include "sgemm/sgemm.cuh"

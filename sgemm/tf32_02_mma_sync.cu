@@ -18,7 +18,8 @@
 //     load the pair straight into its registers, from a tile padded to BN + 8 floats a row: lanes
 //     (g, t) read banks 8 t + g, all 32 different. (Wider loads — an LDS.128 of 4 consecutive n —
 //     bring 4 values of one k row into 4 adjacent registers, and the pairs must then be assembled:
-//     the first version of this step did that and its loop was 40% moves, the chapter shows the SASS);
+//     the first version of this step did that: 281 of its loop's 652 instructions were moves, the
+//     chapter shows the SASS);
 //   * register double buffering: the fragments of k8 step j+1 are loaded before the MMAs of step j;
 //   * the fragments go to the MMA as they are: the tensor core reads the top 19 bits of each fp32
 //     (TF32, cut). The _rna candidates round them first (cvt.rna.tf32.f32, round to nearest: half the

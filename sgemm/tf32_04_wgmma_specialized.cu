@@ -29,7 +29,8 @@
 //     4096^3. The kernel is not bound by L2 traffic here.
 //   * _sk: stream-K for the last partial wave (2,048 tiles on 132 SMs are 15.5 waves): 27% slower
 //     at 8192^3, 78% at 4096^3. The split pieces run at different k, so the blocks no longer read
-//     the same k slices of A and B at the same time: L2 hit rate 83% -> 54%, DRAM reads 4.4x.
+//     the same k slices of A and B at the same time: at 4096^3 L2 hit rate 83% -> 54%, DRAM reads
+//     4.4x.
 //   * _tail: the last wave's tiles cut into equal k ranges (at 8192^3 the 68 tiles past 15 waves
 //     in thirds, two rounds of a third of a tile's time), all parts of a tile running at once: the
 //     SMs end together (active 4.15-4.32 M cycles against 4.03-4.30 M), but the pieces run slower

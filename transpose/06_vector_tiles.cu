@@ -12,11 +12,13 @@
 // slot(i) = (i % 4) * 16 + i / 4. Then the 32 scalar shared stores of a warp (two tile rows, 16
 // columns each) and its 32 scalar shared loads (two tile columns, 16 rows each) land in 32
 // different banks (the README works it out).
-// Changes from step 05: 64 x 64 tiles instead of 32 x 32, float4 global accesses, the shuffled
-// shared layout, 16 elements per thread, and one 64-bit base address per thread and side.
-// Costs: rows and cols must be multiples of 4 for the float4 path; otherwise the same kernel runs
-// with float2 (multiples of 2) or plain floats, so every size stays correct, only slower. Tiles that
-// cross the matrix edge take a bounds-checked scalar path. 16.6 KB of shared memory per block.
+// Changes from step 05: 64 x 64 tiles instead of 32 x 32, float4 global accesses with the streaming
+// hint (__ldcs/__stcs, evict-first: every byte is touched once), the shuffled shared layout, 16
+// elements per thread, and one 64-bit base address per thread and side.
+// Costs: rows and cols must be multiples of 4 (and the matrices 16-byte aligned) for the float4
+// path; otherwise the same kernel runs with float2 (multiples of 2) or plain floats, so every size
+// stays correct, only slower. Tiles that cross the matrix edge take a bounds-checked scalar path.
+// 16.6 KB of shared memory per block.
 // Source: beyond the posts; the tile of "CUDA编程入门" (使用SharedMemory优化矩阵转置) with the padding
 // of "CUDA实践指南(十八)", grown and vectorized. Run: build/bin/transpose_06_vector_tiles
 #include "transpose/transpose.cuh"

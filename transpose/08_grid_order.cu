@@ -21,6 +21,8 @@
 // Changes from step 07: the launcher's grid when cols > rows (1-D, the kernel's `group` argument);
 // the kernel, its tiles and the rule that picks them (07's choose()) are 07's.
 // Costs: two 32-bit divisions per block; a matrix taller than wide, or square, runs exactly as in 07.
+// Tuning: --variant takes 07's three candidates for its default (64x128_a16, 64x64_a16, 64x64),
+// each launched in this grid order; without it 07's rule picks one.
 // Source: beyond the posts; block order for DRAM locality, as in CUTLASS's threadblock swizzles.
 // Run: build/bin/transpose_08_grid_order --rows 1025 --cols 32769
 #include "transpose/07_sector_aligned.cu"

@@ -21,6 +21,8 @@
 // Costs: 32 kernels (R = 1..16, both orientations) in the executable; scalar 4-byte accesses on
 // both sides (a row of `in` starts anywhere for odd lengths), which the batch of loads in flight
 // has to make up for.
+// No --variant (a usage error, exit 2): the thin kernels have no candidates, and the other shapes
+// run the tile 08's rule picks.
 // Source: beyond the posts; the layout argument is the same as 07's (write whole sectors, one
 // owner each).
 // Run: build/bin/transpose_09_thin --rows 8 --cols 2097152

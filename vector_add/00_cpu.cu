@@ -2,6 +2,7 @@
 // r[i] = x[i] + y[i] on the host, split over the cores with OpenMP. No device memory, no transfers:
 // on the GPU the same sum is cheap but the data must first cross PCIe, which is what the later
 // steps' end-to-end times are about.
+// Changes: none; this is the baseline the GPU steps are compared with, not a step of the climb.
 // Costs: bounded by host memory bandwidth: about 100 GB/s on the H100 machine of the chapter's run,
 // a thirtieth of the GPU's HBM3.
 // Source: "CUDA编程入门", the CPU version the post starts from. Run: build/bin/vector_add_00_cpu

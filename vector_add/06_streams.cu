@@ -8,9 +8,10 @@
 // other. The first upload and the last download overlap nothing, so the floor is not zero; the
 // harness measures it rather than computing it from the copy rates. Compare total_ms with
 // transfer_floor_ms: the same chunked copies on the same streams with no kernel.
-// Changes from step 05: chunks x streams with cudaMemcpyAsync instead of three whole-array copies.
-// Costs: needs pinned memory (cudaMemcpyAsync from pageable memory is synchronous); too small a
-// chunk pays per-copy overhead (~10 us each).
+// Changes from step 05: 16 chunks round-robin over 4 streams (kStreams x kChunksPerStream), each
+// with its own cudaMemcpyAsync copies and kernel, instead of three whole-array copies.
+// Costs: needs pinned memory (cudaMemcpyAsync from pageable memory is synchronous); every copy has
+// a fixed cost of microseconds, so too small a chunk pays more in overhead than it overlaps.
 // Source: "CUDA编程入门", the stream[] version of 第三次优化. Run: build/bin/vector_add_06_streams
 #include "04_grid_stride.cu"  // add_grid_stride and its launcher
 

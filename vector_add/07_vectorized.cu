@@ -10,7 +10,8 @@
 // block ends.
 // Changes from step 04: float4 accesses over n/4 groups, a chunk per block (2 float4 per array per
 // thread) in place of the grid-stride loop; the last n % 4 floats by plain scalar code.
-// Costs: needs 16-byte aligned arrays (cudaMalloc gives 256-byte alignment; the launcher checks);
+// Costs: needs 16-byte aligned arrays (cudaMalloc gives 256-byte alignment; the launcher refuses
+// others with a usage error, exit 2);
 // many more, short-lived blocks than step 04's one per resident slot.
 // Source: beyond the post; the float4 idiom of NVIDIA's "CUDA Pro Tip: Increase Performance with
 // Vectorized Memory Access"; the chunk per block is the shape of a framework's elementwise kernel.
