@@ -19,7 +19,8 @@
 // threads = 24.5 warps per block, so the last warp is half empty; 25 warps a block, so at most 2
 // blocks per SM by warps — and the row pass's 40 registers a thread allow only 1 (ncu: about 39%
 // warps active for the row pass, 73% for the column pass, at 4096², K = 17).
-// Source: "separable convolution with CUDA", section 四 (use the shared memory).
+// Source: "separable convolution with CUDA", section 四 (use the shared memory); drawing the apron
+// and counting it: Victor Podlozhnyuk, "Image Convolution with CUDA" (NVIDIA, 2007).
 // Run: build/bin/separable_conv_04_shared_tiles
 #include "03_constant_taps.cu"  // c_row_taps, c_col_taps and load_taps
 

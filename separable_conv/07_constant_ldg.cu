@@ -5,7 +5,9 @@
 // chapter sets it beside the shared-memory tiles of steps 04-05: for a small stencil the L1 cache
 // can do the tiling by itself, without their staging, barriers and halo bookkeeping.
 // Changes from step 03: in[...] / tmp[...] are read with __ldg; nothing else.
-// Costs: none beyond step 03's.
+// Costs: on the H100 the column loop as nvcc 13.0 orders it issues each __ldg only after the FMA
+// of the one before (step 03's keeps two image loads in flight), so the column pass is slower
+// than step 03's (the chapter).
 // Source: "separable convolution with CUDA", section 五 (read-only texture cache), "const + ldg".
 // Run: build/bin/separable_conv_07_constant_ldg
 #include "03_constant_taps.cu"  // c_row_taps, c_col_taps and load_taps

@@ -21,12 +21,14 @@
 //    results are stored evict-first (__stcs), so L2 keeps the rows neighbouring tiles read as halo.
 // The taps stay K-generic: the chunk loop runs K'/4 times for any K, no per-K instantiation.
 // Changes from step 07: new kernels; taps copied per block from global into shared memory.
-// Costs: 2-4x the registers of step 07 (64-96 a thread, see -Xptxas -v), 4-byte shared reads become
-// 16-byte ones, up to 3 zero taps per pass (K = 17: 20 FMAs per output and pass instead of 17).
+// Costs: 2-3x the registers of step 07 (63-102 a thread against its 32; ptxas 13.0 -v, sm_90),
+// 4-byte shared reads become 16-byte ones, up to 3 zero taps per pass (K = 17: 20 FMAs per output
+// and pass instead of 17).
 // --tile picks the column pass's shape (kTiles below); without it the step picks the shape with the
 // most resident warps per SM on this GPU (records it as `choice`).
 // Still two passes: 16 B per pixel through DRAM, at best 50% of the single-pass floor.
-// Source: beyond the posts. Run: build/bin/separable_conv_08_register_blocked [--tile 128x32_p4]
+// Source: beyond the posts; the apron count that chooses the tile: Victor Podlozhnyuk, "Image
+// Convolution with CUDA" (NVIDIA, 2007). Run: build/bin/separable_conv_08_register_blocked [--tile 128x32_p4]
 #include "common/buffers.h"
 #include "separable_conv/separable_conv.cuh"
 

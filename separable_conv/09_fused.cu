@@ -2,8 +2,9 @@
 // Every two-pass step writes the intermediate image to DRAM and reads it back: 16 bytes per pixel,
 // so even a perfect two-pass kernel pair reaches only 50% of the single-pass floor. Here one
 // block computes a whole 128 x TH tile of the output:
-//   1. it stages the input tile with both halos — rows y0 - R .. y0 + TH + R, columns x0 - R4 ..
-//      x0 + 128 + R — from global memory into shared memory (float4 loads where the width allows);
+//   1. it stages the input tile with both halos — TH + K' - 1 rows from y0 - R (a row per zero tap
+//      too), columns x0 - R4 .. x0 + 127 + R — from global memory into shared memory (float4 loads
+//      where the width allows);
 //   2. each warp runs step 08's row filter over whole staged rows, 4 outputs per lane, and writes
 //      the results back over the start of the same row (the warp owns the row; a __syncwarp()
 //      separates its reads from its writes), so the row results need no second buffer;
@@ -16,10 +17,11 @@
 // Changes from step 08: one kernel instead of two; no intermediate image; the row pass filters
 // the tile's halo rows too.
 // Costs: (TH + K' - 1) x (128 + K') floats of shared memory per block: 30 KB at K = 17 with
-// TH = 32 (49 KB with TH = 64), 163 KB at K = 127 (1 block per SM); registers as step 08's column
-// pass.
+// TH = 32 (49 KB with TH = 64), 163 KB at K = 127 (1 block per SM); registers about those of step
+// 08's column pass (62-121 a thread against 63-102; ptxas 13.0, sm_90).
 // --tile as step 08 (the same shapes and the same rule without it: the most resident warps per SM).
-// Source: beyond the posts. Run: build/bin/separable_conv_09_fused [--tile 128x32_p4]
+// Source: beyond the posts; the apron count (1.6x at K = 17): Victor Podlozhnyuk, "Image Convolution
+// with CUDA" (NVIDIA, 2007). Run: build/bin/separable_conv_09_fused [--tile 128x32_p4]
 #include "08_register_blocked.cu"  // tap layout, staging, the row and column filters
 
 namespace separable_conv::fused {

@@ -18,7 +18,8 @@
 //  * Exactly K taps: chunks of 4 and a tail of 1 or 3 (K is odd); step 08's filters padded the taps
 //    with zeros to whole chunks (K = 17: 20 FMAs per output and pass instead of 17).
 //  * The row filter's window is a ring of 2-3 float4 registers turned by a loop that takes 2-3
-//    chunks per iteration: no register moves between chunks; two rows share each float4 of taps.
+//    chunks per iteration: no register moves between chunks (at S = 1 ptxas 13.0 still copies 3
+//    floats a row per 2 chunks: 6 MOVs per 64 FMAs); two rows share each float4 of taps.
 // Changes from step 09: a block walks a strip instead of computing one tile; cp.async groups;
 // the halo rows' row results kept; exact taps; 16-byte loads for every width.
 // Costs: shared memory for TH + K - 1 rows of row results plus 2-3 groups of 32 input rows
@@ -29,7 +30,10 @@
 // --tile picks the tile (128 x TH, TH = warps x P), P outputs per thread down a column, and the
 // number of cp.async stages; without it, the shape with the most resident warps per SM on this GPU
 // (recorded as `choice`). cp.async needs sm_80: on older GPUs the step exits 2 saying so.
-// Source: beyond the posts. Run: build/bin/separable_conv_10_strip_pipeline [--tile 128x32_p4]
+// Source: beyond the posts; the apron paid once per segment instead of per tile: Victor Podlozhnyuk,
+// "Image Convolution with CUDA" (NVIDIA, 2007), counted again; cp.async: PTX ISA ("cp.async",
+// "cp.async.commit_group", "cp.async.wait_group") and the CUDA C++ Programming Guide ("Asynchronous
+// Data Copies"). Run: build/bin/separable_conv_10_strip_pipeline [--tile 128x32_p4]
 #include "09_fused.cu"  // step 08's column-pass helpers: load_columns, store_columns, fma4, stage_taps
 #include "common/cp_async.cuh"
 

@@ -52,8 +52,9 @@
 // Costs: 15 x 2 kernels (odd K up to 31, float4 and 4-byte stores) and a longer build; 4 floats
 // more a staged row (1 KB of shared memory a block: 74,752 bytes at K = 31, three blocks an SM
 // still); code that grows with K (a row filter of about 4K FMAs for each of the four offsets S);
-// 72 registers a thread (step 10: 80; the odd-width kernels 80). Any other K (1, 33 ... 127) runs
-// step 10's K-generic kernel, and the record's `choice` says which ran.
+// 64-72 registers a thread on widths a multiple of 4 (72 at K = 17, 64 at K = 31; step 10: 80), 80
+// on the others (ptxas 13.0, sm_90). Any other K (1, 33 ... 127) runs step 10's K-generic kernel,
+// and the record's `choice` says which ran.
 // Source: beyond the posts; templated kernels with compile-time loop bounds and __constant__
 // operands: CUDA C++ Programming Guide (constant memory; #pragma unroll).
 // Run: build/bin/separable_conv_11_compiled_taps [--taps 17]

@@ -25,13 +25,17 @@
 //    127, where two stages held 63.7% and 60.7%;
 //  * odd widths (the 4-byte path): the rows of a group start at all four offsets S in their 16-byte
 //    pieces, and step 11's row filter is compiled once for each S. At K = 127 the four copies are
-//    8,128 FMA instructions, 130 KB of code that the warps of an SM run side by side: 8191 x 8191
-//    ran at 34% of the floor where 8192 x 8192 ran at 65%. Instruction fetch is the likely cause
-//    (not profiled); the fix bears it out: here those groups are staged float by float from column
-//    x0 - R (stage_by_floats), every row starts at S = 0, one copy of the filter serves all: 56%.
-// The taps (constant-bank operands), the row filter (4K FMAs per row and lane, one float4 load per
-// 16 of them), the column filter (one float4 load per row for 4 outputs x 4 columns) and the stores
-// are step 11's functions, compiled for the longer K.
+//    8,128 FMA instructions, 130 KB of code for the FFMAs alone (about 143 KB with their loads, as
+//    the float4 kernel compiles them; sm_90, CUDA 13.0) that the warps of an SM run side by side:
+//    8191 x 8191 ran at 34% of the floor where 8192 x 8192 ran at 65%. Instruction fetch is the
+//    likely cause (not profiled); the fix bears it out: here those groups are staged float by float
+//    from column x0 - R (stage_by_floats), every row starts at S = 0, one copy of the filter serves
+//    all: 56%.
+// The taps (constant-bank operands; at K = 127 the uniform registers no longer hold them all, and
+// 4,672 of the float4 kernel's 10,160 FFMAs take a tap that LDC.64 loaded into an ordinary register
+// in every group), the row filter (4K FMAs per row and lane, one float4 load per 16 of them), the
+// column filter (one float4 load per row for 4 outputs x 4 columns) and the stores are step 11's
+// functions, compiled for the longer K.
 // Changes from step 11: kernels for K = 63 and 127 with slots of row results, one stage and more
 // blocks per SM; odd widths staged float by float. K <= 31 runs step 11's kernel, any other K
 // step 10's (the record's `choice` says which).
