@@ -28,8 +28,11 @@ int64_t checked_count(std::initializer_list<int64_t> extents, size_t elem);
 // a + b, or SIZE_MAX when the sum would wrap: the memory guard adds with this.
 size_t saturating_add(size_t a, size_t b);
 
+// Whether `p` is a multiple of `bytes` (a power of two) from address 0: whether it may be accessed
+// as a vector of that size.
+inline bool aligned_to(const void* p, size_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
 // Whether `p` may be accessed as float4 / double2 / int4: 16-byte aligned (cudaMalloc gives 256).
-inline bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+inline bool aligned16(const void* p) { return aligned_to(p, 16); }
 
 // What a step will allocate, added up before it allocates anything.
 struct MemoryNeeds {

@@ -14,7 +14,7 @@
 // int64 block partials (a block's share grows with n, so int32 could overflow); the finish moved
 // from the host into the last block.
 // Costs: the input must be 16-byte aligned (cudaMalloc gives 256; the launcher refuses another with
-// an error, exit 3); the last n % 4 values take a scalar path; the last block makes one more pass,
+// an error, exit 2); the last n % 4 values take a scalar path; the last block makes one more pass,
 // over the grid's ~1000 int64 partials, after every other block has finished.
 // Source: beyond the posts; the grid-stride loop of "CUDA编程入门" and the shuffle of
 // "【CUDA】Nsight profile驱动的CUDA优化", 4. Shuffle warp.
@@ -25,7 +25,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <stdexcept>
 
 namespace reduction::grid_stride_int4 {
 
@@ -108,8 +107,8 @@ size_t workspace_bytes(const ladder::DeviceInfo& dev, int64_t n) {
 
 void launch(const ladder::DeviceInfo& dev, const int* data, int64_t n, int64_t* total, Workspace ws,
             cudaStream_t stream) {
-  if (reinterpret_cast<uintptr_t>(data) % alignof(int4) != 0)
-    throw std::invalid_argument("reduce_grid_stride_int4 needs a 16-byte aligned input");
+  if (!ladder::aligned16(data))
+    throw ladder::UsageError("08_grid_stride_int4 needs a 16-byte aligned input");
   const int blocks = grid_for(dev, n);
   auto* block_partials = static_cast<int64_t*>(ws.ptr);
   auto* blocks_done = reinterpret_cast<unsigned*>(block_partials + blocks);

@@ -173,9 +173,23 @@ __global__ void __launch_bounds__(T::THREADS, MinBlocks)
   pipelined_tile<T, Stages, VecB>(A, k, B, C, m, n, k, tiles_n);
 }
 
-// How many blocks of a tiling one SM of this GPU holds, the tiling being launched as either of its
-// two kernels (16-byte or 4-byte copies of B): the fewer of the two (ladder::blocks_per_sm, which
-// applies a device profile's limits and returns 0 when the shared memory does not fit one block).
+// The shared memory of a tiling's ring: Stages tiles of A and of B (steps 09 and 10).
+template <class T, int Stages>
+constexpr int ring_bytes() {
+  return Stages * (T::AS_TILE + T::BS_TILE) * static_cast<int>(sizeof(float));
+}
+
+// A tiling is launched as either of two kernels (16-byte or 4-byte copies of B); steps 09 and 10
+// ask these two questions of both.
+// Allows both kernels `smem` bytes of shared memory (more than 48 KB needs an opt-in), or throws
+// UnsupportedError (exit 2) naming `what` where this GPU's blocks cannot have that much.
+inline void configure_tiling(const ladder::DeviceInfo& dev, const void* vec_b, const void* scalar_b,
+                             int smem, const char* what) {
+  for (const void* kernel : {vec_b, scalar_b}) ladder::require_shared_memory(kernel, smem, dev, what);
+}
+// How many blocks of the tiling one SM of this GPU holds: the fewer of the two kernels'
+// (ladder::blocks_per_sm: registers, shared memory, threads and a device profile's limits; 0 when
+// the shared memory does not fit one block).
 inline int tiling_blocks_per_sm(const ladder::DeviceInfo& dev, const void* vec_b, const void* scalar_b,
                                 int threads, int smem) {
   return std::min(ladder::blocks_per_sm(dev, vec_b, threads, smem),
@@ -185,20 +199,17 @@ inline int tiling_blocks_per_sm(const ladder::DeviceInfo& dev, const void* vec_b
 // One tiling: its shape, its launcher, and how many of its blocks one SM of this GPU holds.
 template <class T, int Stages, int MinBlocks>
 struct Pipelined {
-  static constexpr int kSmem = Stages * (T::AS_TILE + T::BS_TILE) * static_cast<int>(sizeof(float));
+  static constexpr int kSmem = ring_bytes<T, Stages>();
+  // Its two kernels, B copied in 16-byte or 4-byte pieces.
+  static const void* vec_b() { return reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, true>); }
+  static const void* scalar_b() { return reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, false>); }
 
-  static void configure(const ladder::DeviceInfo& dev) {  // more than 48 KB needs an opt-in
-    for (const void* k : {reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, true>),
-                          reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, false>)})
-      ladder::require_shared_memory(k, kSmem, dev, "the pipelined tile");
+  static void configure(const ladder::DeviceInfo& dev) {
+    configure_tiling(dev, vec_b(), scalar_b(), kSmem, "the pipelined tile");
   }
-
-  // Blocks per SM on this GPU (registers, shared memory, threads; the profile's limits too); 0 when
-  // the tiling's shared memory is more than one block may have here. Once per process.
+  // Once per process.
   static int blocks_per_sm(const ladder::DeviceInfo& dev) {
-    static const int blocks = tiling_blocks_per_sm(
-        dev, reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, true>),
-        reinterpret_cast<const void*>(sgemm_pipelined<T, Stages, MinBlocks, false>), T::THREADS, kSmem);
+    static const int blocks = tiling_blocks_per_sm(dev, vec_b(), scalar_b(), T::THREADS, kSmem);
     return blocks;
   }
 

@@ -76,20 +76,18 @@ int64_t slice_stride(int64_t m, int64_t n) { return (m * n + 63) / 64 * 64; }
 // One of step 09's tilings, run on slices of k.
 template <class T, int Stages, int MinBlocks>
 struct Sliced {
-  static constexpr int kSmem = Stages * (T::AS_TILE + T::BS_TILE) * static_cast<int>(sizeof(float));
+  static constexpr int kSmem = pipelined::ring_bytes<T, Stages>();
+  // Its two kernels, B copied in 16-byte or 4-byte pieces.
+  static const void* vec_b() { return reinterpret_cast<const void*>(sgemm_split_k<T, Stages, MinBlocks, true>); }
+  static const void* scalar_b() { return reinterpret_cast<const void*>(sgemm_split_k<T, Stages, MinBlocks, false>); }
 
-  static void configure(const ladder::DeviceInfo& dev) {  // more than 48 KB needs an opt-in
-    for (const void* k : {reinterpret_cast<const void*>(sgemm_split_k<T, Stages, MinBlocks, true>),
-                          reinterpret_cast<const void*>(sgemm_split_k<T, Stages, MinBlocks, false>)})
-      ladder::require_shared_memory(k, kSmem, dev, "the split-k tile");
+  static void configure(const ladder::DeviceInfo& dev) {
+    pipelined::configure_tiling(dev, vec_b(), scalar_b(), kSmem, "the split-k tile");
   }
-
   // Blocks of this tiling one SM of this GPU holds (step 09's tiling_blocks_per_sm); 0 when its
   // shared memory is more than one block may have here. Once per process.
   static int blocks_per_sm(const ladder::DeviceInfo& dev) {
-    static const int blocks = pipelined::tiling_blocks_per_sm(
-        dev, reinterpret_cast<const void*>(sgemm_split_k<T, Stages, MinBlocks, true>),
-        reinterpret_cast<const void*>(sgemm_split_k<T, Stages, MinBlocks, false>), T::THREADS, kSmem);
+    static const int blocks = pipelined::tiling_blocks_per_sm(dev, vec_b(), scalar_b(), T::THREADS, kSmem);
     return blocks;
   }
 

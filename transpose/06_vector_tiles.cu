@@ -34,29 +34,6 @@ static_assert(kTile * kTile % kThreads == 0, "every thread moves the same number
 static_assert(kTile % 32 == 0, "a tile row is a whole number of 32-element pieces");
 static_assert((kTile + 1) % 32 == 1, "padded row stride 1 mod 32: a step of one slot row is one bank");
 
-// Loads and stores of kVec consecutive floats as one access (float, float2, float4), with the
-// streaming hint (.cs, evict-first): every byte is touched once, so neither side should push the
-// other out of L2. The intrinsics also keep a float4 store whole: written as
-// *reinterpret_cast<float4*>(p) = ..., nvcc 13.0 split this kernel's stores into four 4-byte ones.
-template <int kVec>
-__device__ __forceinline__ void load_vec(const float* p, float (&e)[kVec]) {
-  if constexpr (kVec == 4) {
-    const float4 v = __ldcs(reinterpret_cast<const float4*>(p));
-    e[0] = v.x; e[1] = v.y; e[2] = v.z; e[3] = v.w;
-  } else if constexpr (kVec == 2) {
-    const float2 v = __ldcs(reinterpret_cast<const float2*>(p));
-    e[0] = v.x; e[1] = v.y;
-  } else {
-    e[0] = __ldcs(p);
-  }
-}
-template <int kVec>
-__device__ __forceinline__ void store_vec(float* p, const float (&e)[kVec]) {
-  if constexpr (kVec == 4) __stcs(reinterpret_cast<float4*>(p), make_float4(e[0], e[1], e[2], e[3]));
-  else if constexpr (kVec == 2) __stcs(reinterpret_cast<float2*>(p), make_float2(e[0], e[1]));
-  else __stcs(p, e[0]);
-}
-
 template <int kTileSide, int kRows, int kVec>
 __global__ void __launch_bounds__(32 * kRows)
 transpose_vector_tiles(const float* __restrict__ in, float* __restrict__ out, int64_t rows,
@@ -86,7 +63,8 @@ transpose_vector_tiles(const float* __restrict__ in, float* __restrict__ out, in
     const float* src = in + (r0 + pr) * cols + c0 + g * kVec;
     float v[kPasses][kVec];
 #pragma unroll
-    for (int p = 0; p < kPasses; ++p) load_vec<kVec>(src + p * kRowsPerPass * cols, v[p]);
+    for (int p = 0; p < kPasses; ++p)
+      load_vec<kVec, /*kStream=*/true>(src + p * kRowsPerPass * cols, v[p]);
 
     // Step 2: into the shuffled tile. Element j of the vector is column g*kVec + j, slot j*kGroups + g.
 #pragma unroll
@@ -120,16 +98,14 @@ transpose_vector_tiles(const float* __restrict__ in, float* __restrict__ out, in
   }
 }
 
-bool aligned(const void* p, size_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
-
 void launch(const ladder::DeviceInfo&, const float* in, float* out, int64_t rows, int64_t cols,
             cudaStream_t stream) {
   const TileGrid g = tile_grid(rows, cols, kTile, kTile);
   const dim3 block(32, kBlockRows);
   // The widest access every row start allows: a row of `in` starts at r*cols, a row of `out` at c*rows.
-  if (rows % 4 == 0 && cols % 4 == 0 && aligned(in, 16) && aligned(out, 16))
+  if (rows % 4 == 0 && cols % 4 == 0 && ladder::aligned16(in) && ladder::aligned16(out))
     transpose_vector_tiles<kTile, kBlockRows, 4><<<g.grid, block, 0, stream>>>(in, out, rows, cols, g.rows_on_x);
-  else if (rows % 2 == 0 && cols % 2 == 0 && aligned(in, 8) && aligned(out, 8))
+  else if (rows % 2 == 0 && cols % 2 == 0 && ladder::aligned_to(in, 8) && ladder::aligned_to(out, 8))
     transpose_vector_tiles<kTile, kBlockRows, 2><<<g.grid, block, 0, stream>>>(in, out, rows, cols, g.rows_on_x);
   else
     transpose_vector_tiles<kTile, kBlockRows, 1><<<g.grid, block, 0, stream>>>(in, out, rows, cols, g.rows_on_x);

@@ -77,39 +77,9 @@ constexpr int min_blocks_for_target(int blocks, int threads) {
   return blocks < kTargetThreadsPerSm / threads ? blocks : kTargetThreadsPerSm / threads;
 }
 
-// kVec floats as one access (float2 or float4), loads with L2's default policy (__ldg) or
-// evict-first (__ldcs, kStream), stores evict-first: every byte of `out` is written once.
-template <int kVec>
-struct VecOf;
-template <>
-struct VecOf<2> {
-  using type = float2;
-};
-template <>
-struct VecOf<4> {
-  using type = float4;
-};
-
+// One float under load_vec's policy (transpose.cuh), for the edge columns a vector would pass.
 template <bool kStream>
 __device__ __forceinline__ float load_one(const float* p) { return kStream ? __ldcs(p) : __ldg(p); }
-
-template <int kVec, bool kStream>
-__device__ __forceinline__ void load_vec(const float* p, float (&e)[kVec]) {
-  using V = typename VecOf<kVec>::type;
-  const V v = kStream ? __ldcs(reinterpret_cast<const V*>(p)) : __ldg(reinterpret_cast<const V*>(p));
-  e[0] = v.x;
-  e[1] = v.y;
-  if constexpr (kVec == 4) {
-    e[2] = v.z;
-    e[3] = v.w;
-  }
-}
-
-template <int kVec>
-__device__ __forceinline__ void store_vec(float* p, const float (&e)[kVec]) {
-  if constexpr (kVec == 4) __stcs(reinterpret_cast<float4*>(p), make_float4(e[0], e[1], e[2], e[3]));
-  else __stcs(reinterpret_cast<float2*>(p), make_float2(e[0], e[1]));
-}
 
 // How many floats element idx of p lies past a boundary of kFloats floats (by address, not index).
 template <int kFloats>
@@ -364,7 +334,7 @@ void launch(const ladder::DeviceInfo&, const float* in, float* out, int64_t rows
   // Every out row starts on a kAlign boundary when rows is a multiple of kAlign and `out` is aligned
   // to it (cudaMalloc's are, to 256 bytes): then no segment starts early and the halo is not needed.
   const bool skew =
-      rows % kAlign != 0 || reinterpret_cast<uintptr_t>(out) % (kAlign * sizeof(float)) != 0;
+      rows % kAlign != 0 || !ladder::aligned_to(out, kAlign * sizeof(float));
   const dim3 block(32, kAlign);
   // Segments that start up to kAlign - 1 rows early need as many more rows' worth of tile rows at
   // the bottom; one block per kTilesPerBlock tile rows.

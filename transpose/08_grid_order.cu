@@ -44,7 +44,7 @@ template <int kR, int kC, int kAlign>
 void launch(const ladder::DeviceInfo& dev, const float* in, float* out, int64_t rows, int64_t cols,
             cudaStream_t stream) {
   const bool skew =
-      rows % kAlign != 0 || reinterpret_cast<uintptr_t>(out) % (kAlign * sizeof(float)) != 0;
+      rows % kAlign != 0 || !ladder::aligned_to(out, kAlign * sizeof(float));
   const dim3 block(32, kAlign);
   const int64_t padded_rows = rows + (skew ? kAlign - 1 : 0);
   const int64_t tile_rows = (padded_rows + kR - 1) / kR, tile_cols = (cols + kC - 1) / kC;

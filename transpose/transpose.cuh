@@ -10,6 +10,7 @@
 // common/, measured in the same process). A step supplies only a launcher.
 #pragma once
 
+#include "common/buffers.h"
 #include "common/check.h"
 #include "common/device.h"
 #include "common/step.h"
@@ -116,6 +117,35 @@ __device__ __forceinline__ BlockTile block_tile(bool rows_on_x) {
 __device__ __forceinline__ BlockTile grouped_tile(unsigned group, unsigned tile_rows, unsigned tile_cols) {
   const ladder::GroupedTile<unsigned> t = ladder::grouped_tile<unsigned>(blockIdx.x, group, tile_cols, tile_rows);
   return {t.along, t.line};
+}
+
+// kVec consecutive floats (1, 2 or 4, at an address that is a multiple of kVec floats) as one
+// access, for steps 06-09. Loads keep L2's default policy (__ldg) or, with kStream, mark their lines
+// evict-first (__ldcs); stores are always evict-first (__stcs): every byte of `out` is written once
+// and never read again, so it should not push `in` out of L2. The intrinsics also keep a float4
+// store whole: written as *reinterpret_cast<float4*>(p) = ..., nvcc 13.0 split step 06's stores into
+// four 4-byte ones.
+template <int kVec, bool kStream>
+__device__ __forceinline__ void load_vec(const float* p, float (&e)[kVec]) {
+  static_assert(kVec == 1 || kVec == 2 || kVec == 4, "a float, float2 or float4");
+  if constexpr (kVec == 4) {
+    const auto* q = reinterpret_cast<const float4*>(p);
+    const float4 v = kStream ? __ldcs(q) : __ldg(q);
+    e[0] = v.x; e[1] = v.y; e[2] = v.z; e[3] = v.w;
+  } else if constexpr (kVec == 2) {
+    const auto* q = reinterpret_cast<const float2*>(p);
+    const float2 v = kStream ? __ldcs(q) : __ldg(q);
+    e[0] = v.x; e[1] = v.y;
+  } else {
+    e[0] = kStream ? __ldcs(p) : __ldg(p);
+  }
+}
+template <int kVec>
+__device__ __forceinline__ void store_vec(float* p, const float (&e)[kVec]) {
+  static_assert(kVec == 1 || kVec == 2 || kVec == 4, "a float, float2 or float4");
+  if constexpr (kVec == 4) __stcs(reinterpret_cast<float4*>(p), make_float4(e[0], e[1], e[2], e[3]));
+  else if constexpr (kVec == 2) __stcs(reinterpret_cast<float2*>(p), make_float2(e[0], e[1]));
+  else __stcs(p, e[0]);
 }
 #endif
 
