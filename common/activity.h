@@ -9,13 +9,15 @@
 // time the GPU spent executing that work, without the host's enqueue time or the gaps between
 // launches (those are in call_ms, the CUDA events around the region).
 //
-// Where CUPTI cannot start (a toolkit built without it, or a tool that already holds it), or where
-// LADDER_NO_CUPTI is set (scripts/sanitize.sh sets it: the sanitizer's own instrumentation should
-// not share the process with CUPTI's), available() is false, why_unavailable() says why, and the
-// timing falls back to the events; the record says which (kernel_ms_source).
+// Where CUPTI cannot start (a build without it, or a tool that already holds it), or where
+// LADDER_NO_CUPTI is set to anything non-empty (scripts/sanitize.sh sets it: the sanitizer's own
+// instrumentation should not share the process with CUPTI's), available() is false,
+// why_unavailable() says why, and the timing falls back to the events; the record says which
+// (kernel_ms_source).
 //
 // --trace FILE writes every record as a Chrome/Perfetto trace (chrome://tracing, ui.perfetto.dev):
-// one row per stream, and the step's phases (its NVTX ranges) on a host row above them.
+// one row per stream, and the step's phases (its NVTX ranges) on a host row above them. Without
+// CUPTI there are no records and no phase times: the trace holds no kernels, copies or phases.
 // Source: CUPTI documentation, "Activity API" and "External Correlation".
 #pragma once
 
@@ -43,7 +45,8 @@ class GpuActivity {
   static GpuActivity& get();
 
   bool available() const { return available_; }
-  // A timed repetition without records: the events timed it (why_unavailable says so).
+  // A timed repetition without records: the events timed it (why_unavailable says so from now on;
+  // available() stays true).
   void note_incomplete() { why_ = "a timed repetition had no activity record"; }
   const std::string& why_unavailable() const { return why_; }
 

@@ -1,7 +1,8 @@
 // cuBLAS for the references and ceilings of the matrix folders (sgemm, avg_matvec): GEMM in fp32
-// and fp64 on row-major matrices, with pedantic math — no TF32, no reduced-precision tricks, the
-// arithmetic the hand-written fp32/fp64 steps do. Linked only by folders that declare
-// `LIBRARIES ladder_blas` in their ladder_folder() line.
+// and fp64 on row-major matrices, with pedantic math by default — no TF32, no reduced-precision
+// tricks, the arithmetic the hand-written fp32/fp64 steps do — or, for the TF32 ladder's ceiling, in
+// TF32 (BlasMath::tf32). Linked only by folders that declare `LIBRARIES ladder_blas` in their
+// ladder_folder() line.
 #pragma once
 
 #include "common/check.h"

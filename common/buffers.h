@@ -21,9 +21,11 @@ constexpr size_t kMaxBufferBytes = size_t(1) << 60;
 // Bytes of `count` elements of `elem` bytes each. A count whose bytes would pass kMaxBufferBytes
 // throws CudaError (exit 3) naming the bytes it would need, so no later multiplication, sum or
 // allocation ever sees a wrapped size. Every folder sizes its buffers through this (or bytes_of).
+// A negative count throws std::invalid_argument (exit 3 too).
 size_t checked_bytes(int64_t count, size_t elem);
 // The element count of a multi-dimensional array (rows x cols, N x M x L), checked the same way:
-// throws CudaError naming the bytes when count * elem would pass kMaxBufferBytes.
+// throws CudaError naming the bytes when count * elem would pass kMaxBufferBytes, and
+// std::invalid_argument for a negative extent.
 int64_t checked_count(std::initializer_list<int64_t> extents, size_t elem);
 // a + b, or SIZE_MAX when the sum would wrap: the memory guard adds with this.
 size_t saturating_add(size_t a, size_t b);
@@ -42,7 +44,7 @@ struct MemoryNeeds {
   size_t host = 0;      // pageable malloc (inputs, references, result copies)
 };
 
-// Bytes of host memory available now (MemAvailable of /proc/meminfo; 0 if unknown).
+// Bytes of host memory available now, and in all (MemAvailable, MemTotal of /proc/meminfo; 0 if unknown).
 size_t host_bytes_available();
 size_t host_bytes_total();
 
@@ -50,7 +52,9 @@ size_t host_bytes_total();
 // 256 MiB margin for the context and library workspaces), when pageable + pinned + managed host
 // bytes exceed the host's available memory (minus 10%), or when pinned bytes exceed half of the
 // host's memory (page-locking more than that starves the OS). Managed memory is checked against the
-// device because oversubscribing it can hang the GPU instead of failing.
+// device because oversubscribing it can hang the GPU instead of failing. Under a device profile the
+// free device memory is at most the profile's; where /proc/meminfo cannot be read, the host checks
+// are skipped.
 void require_memory(const MemoryNeeds& needs, const std::string& what);
 
 std::string format_bytes(size_t bytes);  // "1.20 GB (1200000000 bytes)"
@@ -72,7 +76,7 @@ void* device_allocate(size_t bytes);
 void* host_allocate(size_t bytes, HostKind kind);
 void host_release(void* p, HostKind kind);
 
-// Device memory (cudaMalloc).
+// Device memory (cudaMalloc), freed with its scope. A count of 0 allocates nothing (get() is null).
 template <typename T>
 class DeviceBuffer {
  public:
@@ -102,7 +106,8 @@ class DeviceBuffer {
 // Host-visible memory of the four kinds the vector_add ladder compares. Pageable is plain malloc
 // (no zero-fill: every buffer is written before it is read); pinned is cudaMallocHost (DMA-able);
 // mapped is cudaHostAlloc(..., cudaHostAllocMapped) (kernels read it over PCIe); managed is
-// cudaMallocManaged (pages migrate on demand or by prefetch).
+// cudaMallocManaged (pages migrate on demand or by prefetch). Freed with its scope; a count of 0
+// allocates nothing (get() is null).
 template <typename T>
 class HostBuffer {
  public:

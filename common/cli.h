@@ -9,6 +9,9 @@
 
 namespace ladder {
 
+// The common flags (docs/contract.md). --reps (at least 1) and --warmup (at least 0) are upper
+// bounds: time_loop (common/timing.h) ends the warm-up once it has used a quarter of budget_ms and
+// the timed reps once they have used budget_ms, which no flag sets.
 struct CommonOptions {
   int reps = 20;                 // timed repetitions at most (the time budget may stop earlier)
   int warmup = 2;                // untimed runs before timing
@@ -27,7 +30,8 @@ const std::string& current_usage_text();
 // The size flags of that Cli ("--rows --cols"): what the memory guard tells the user to lower.
 const std::string& current_size_flags();
 
-// Parses "123", "1e8", "2^28" and "2^28+5" exactly; rejects anything else (signs, fractions, junk).
+// Parses "123", "1e8", "2^28" and "2^28+5" exactly; returns false for anything else (signs,
+// fractions, junk) and for values past 2^63 - 1.
 bool parse_int64(const std::string& text, int64_t* out);
 
 class Cli {
@@ -43,7 +47,8 @@ class Cli {
   // A free-form word (--tile 128x128x8): empty values are usage errors; the caller validates it.
   void add_text(const std::string& name, std::string* target, const std::string& help);
 
-  // Returns false when --help was given (usage already printed to stdout).
+  // Returns false when --help was given (usage already printed to stdout). --reps and --warmup above
+  // 1,000,000 are taken as 1,000,000, --device above 2^20 as 2^20.
   bool parse(int argc, const char* const* argv);
   std::string usage() const;
 

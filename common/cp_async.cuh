@@ -1,12 +1,13 @@
 // cp.async (sm_80 and later): copies from global to shared memory that bypass the registers, issued
 // now and completed later, so a kernel can have the next tiles in flight while it computes on this
-// one (sgemm 09-10, separable_conv 10). In SASS: LDGSTS.
+// one (sgemm 09-13 and tf32_02, separable_conv 10-13, avg_matvec 08). In SASS: LDGSTS.
 //
 //   cp_async_4 / _8 / _16      issue one copy; with a `valid` argument the instruction's
 //                              source-size form: valid = false reads nothing (src must still be a
 //                              valid address) and zero-fills the destination. Without it, the plain
 //                              form, which always reads (ptxas allocates registers differently
-//                              for the two; separable_conv 10 was tuned with the plain one)
+//                              for the two; separable_conv 10 was tuned with the plain one).
+//                              cp_async_8 has the source-size form only
 //   cp_async_commit            closes this thread's group of copies issued since the last commit
 //   cp_async_wait<N>           waits until at most N of this thread's committed groups are in flight
 //
@@ -17,8 +18,9 @@
 // sees them): at an array's end copy float by float instead.
 //
 // Older targets: a fat binary also compiles these for sm_70/75, where the instruction does not
-// exist. There each wrapper traps (LADDER_CP_ASYNC_UNAVAILABLE); it never runs, because every step
-// that uses cp.async declares NEEDS sm_80 on its add_step line and exits 2 on such GPUs.
+// exist. There each copy traps (LADDER_CP_ASYNC_UNAVAILABLE) and the commit and the wait are empty;
+// none of it runs, because every step that uses cp.async declares NEEDS sm_80 on its add_step line
+// and exits 2 on such GPUs.
 #pragma once
 
 #include <cuda_runtime.h>

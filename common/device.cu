@@ -134,8 +134,8 @@ DeviceInfo init(const CommonOptions& opts, bool gpu_required) {
 }
 
 // The harness's copy kernels: 16-byte accesses, grid-stride, UNROLL independent loads in flight
-// per thread before the first store. The tail (bytes not a multiple of 16 * UNROLL) is not needed:
-// the ceiling buffers are sized in whole float4 groups.
+// per thread before the first store. Any count of float4 is handled; bytes past the last whole
+// float4 are not, and need not be: the ceiling buffers are sized in whole float4 (64-byte multiples).
 template <int UNROLL>
 __global__ void copy_float4(const float4* __restrict__ src, float4* __restrict__ dst, int64_t n4) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;

@@ -60,11 +60,14 @@ struct DeviceInfo {
 // "13.0" from 13000.
 std::string cuda_version_string(int version);
 
+// LADDER_DEVICE_PROFILE first: an unknown name -> UsageError (exit 2), GPU or not. Then
 // cudaGetDeviceCount: failure or zero devices -> NoDeviceError (exit 77) with the reason; then
 // --device out of range -> UsageError (exit 2); then cudaSetDevice, the properties and the profile;
 // then the step's declared requirement (common/step.h, add_step NEEDS): a device or profile that
 // lacks it -> UnsupportedError (exit 2, "unsupported: sgemm/09_pipelined needs sm_80 or newer
-// (cp.async); this GPU (Tesla T4 ...) is sm_75"). Steps check nothing of the architecture themselves.
+// (cp.async); this GPU (Tesla T4 ...) is sm_75"); then an executable without code for the device ->
+// UnsupportedError (exit 2, naming the architecture to rebuild for). Steps check nothing of the
+// architecture themselves.
 DeviceInfo init_device(const CommonOptions& opts);
 // As init_device, but a machine without a GPU gives present == false instead of exit 77.
 DeviceInfo init_device_if_present(const CommonOptions& opts);
@@ -82,18 +85,22 @@ int blocks_per_sm(const DeviceInfo& dev, const void* kernel, int threads, size_t
 
 // How many clusters of `cluster` blocks of this kernel can be resident at once
 // (cudaOccupancyMaxActiveClusters: a cluster's blocks must fit on the SMs of one GPC together), capped
-// by the profile as blocks_per_sm is. 0: none fits. Asked of the driver once per kernel and shape.
+// at dev.sm_count x blocks_per_sm / cluster, so by the profile too. 0: none fits. Asked of the driver
+// once per kernel and shape.
 int resident_clusters(const DeviceInfo& dev, const void* kernel, int threads, size_t dynamic_smem, int cluster);
 
-// How many resident 256-thread blocks fill the device: SMs x (threads per SM / 256). Grid-stride
-// kernels launch this many, read off the device, never hard-coded.
+// How many blocks of `threads_per_block` threads fill the device by the thread limit alone (registers
+// and shared memory not counted): SMs x (threads per SM / threads_per_block, rounded down, at least
+// 1). Grid-stride kernels launch this many, read off the device, never hard-coded.
 int resident_blocks(const DeviceInfo& dev, int threads_per_block);
 
 // Opts `kernel` into `bytes` of dynamic shared memory per block where that is more than the 48 KB
 // every GPU gives without asking (cudaFuncSetAttribute, once per kernel and size: a host call
 // between the timing events would be timed as GPU time). More than this GPU allows per block is a
 // UnsupportedError (exit 2, "unsupported: <what> needs N bytes of shared memory per block; this GPU
-// (...) allows M"); `what` names the kernel in that message.
+// (...) allows M"); `what` names the kernel in that message. Only `bytes` is compared with the limit,
+// and only above 48 KB: the kernel's static shared memory is not added. Also records the block's
+// static + dynamic bytes for largest_shared_memory_per_block.
 void require_shared_memory(const void* kernel, size_t bytes, const DeviceInfo& dev, const std::string& what);
 
 // The one refusal for shared memory, so that every step words it alike and the tests can check it
@@ -107,7 +114,7 @@ size_t largest_shared_memory_per_block();
 
 // The datasheet-style peaks a record is also compared with (named "spec" wherever they appear, so
 // that nobody mistakes them for a measured ceiling): SMs x peak SM clock x the architecture's rate
-// per SM and clock. FP32: 64 FMA lanes per SM on sm_60, sm_70/75 and sm_80, 128 elsewhere (sm_86
+// per SM and clock. FP32: 64 FMA lanes per SM on sm_60, sm_70/72/75 and sm_80, 128 elsewhere (sm_86
 // on), 2 FLOP each. TF32 tensor cores, dense: 1024 FLOP per SM and clock on sm_80 (A100), 2048 on
 // sm_90 (H100); 0 (unknown) elsewhere, where the rate differs between data-center and GeForce
 // parts. The memory's is theoretical_gbps. Under a profile these mix the profile's SMs with the
@@ -126,10 +133,12 @@ struct Ceiling {
 // tuned copy kernels (16-byte accesses; grid-stride with 1 or 4 in flight, and chunks of 2-8 float4
 // per thread as a framework's elementwise kernels have them), bytes read + written, timed like the
 // step (kernel_ms), on the step's own bytes (read_bytes + write_bytes, at least 2 MiB) split
-// between a source and a destination. A step that reads about twice what it writes (vector_add) is
-// also held to a tuned add (two streams read, one written), and one that writes under 5% of its
-// bytes (avg_matvec) to a read kernel: DRAM serves those mixes faster than a copy, so the ceiling
-// is then the best of all and named "bandwidth" when one of them wins.
+// between a source and a destination. A step that reads at least 1.5 times what it writes
+// (vector_add's 2:1) is also held to two tuned adds (two streams read, one written), and one that
+// writes under 5% of its bytes (avg_matvec, which gets the adds too) to two read kernels: DRAM
+// serves those mixes faster than a copy. The ceiling is the best candidate, named "bandwidth (...)"
+// for a read-mostly step always, otherwise when an add wins, else "copy (...)"; `detail` lists every
+// candidate's GB/s.
 Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, double read_bytes, double write_bytes);
 
 // One cudaMemcpyAsync device-to-device of `bytes`, timed like a step: Stats::call_median is what a
@@ -138,16 +147,18 @@ Ceiling measure_copy_ceiling(const DeviceInfo& dev, const TimingPlan& plan, doub
 // touches every byte of the input (avg_matvec 07).
 Stats measure_copy_call(size_t bytes, const TimingPlan& plan);
 
-// Pinned host<->device bandwidth on `bytes`-sized buffers: each direction alone and both at once
-// (two streams), GB/s. Reported by steps that own their transfers.
+// Pinned host<->device bandwidth on `bytes`-sized buffers, GB/s: each direction alone by the copy's
+// GPU time (median, as kernel_ms), and both at once (two streams, 2 x bytes) by the host clock from
+// the first enqueue until both streams are done. Reported by steps that own their transfers.
 struct TransferBandwidth {
   double h2d_gbps = 0, d2h_gbps = 0, both_gbps = 0;
 };
 TransferBandwidth measure_pinned_transfers(size_t bytes, const TimingPlan& plan);
 
 // The FP32 FMA rate this GPU demonstrably reaches, GFLOP/s (2 per FMA): a kernel of 8 independent
-// FMA chains per thread on enough resident blocks, timed like a step. The arithmetic roof of the
-// rooflines (separable_conv's long kernels are judged against it).
+// chains of 1024 FMAs per thread, 4 x resident_blocks(dev, 256) blocks of 256 threads, timed like a
+// step (median). The arithmetic roof of the rooflines (separable_conv's long kernels are judged
+// against it).
 Ceiling measure_fma_ceiling(const DeviceInfo& dev, const TimingPlan& plan);
 
 }  // namespace ladder

@@ -15,8 +15,8 @@
 //
 // Source: PTX ISA 8.x, section 9.7.13.15 "Parallel Synchronization and Communication Instructions:
 // mbarrier"; CUDA C++ Programming Guide, "Asynchronous Barrier" / "Tensor Memory Access".
-// Older targets: compiled for sm_70..89 too, where the wrappers trap (LADDER_MBARRIER_UNAVAILABLE);
-// steps that use them require sm_90 before launching.
+// Older targets: compiled for sm_70..89 too, where the wrappers trap (LADDER_MBARRIER_UNAVAILABLE;
+// mbarrier_init_fence is empty); steps that use them require sm_90 before launching.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -29,6 +29,8 @@
 
 namespace ladder {
 
+// The 32-bit shared-memory address of `p` (a generic pointer into shared memory), as PTX's
+// .shared operands take it.
 __device__ __forceinline__ uint32_t smem_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }

@@ -8,7 +8,8 @@
 
 namespace ladder {
 
-// Creates DIR if needed. Throws UsageError if the directory or file cannot be written.
+// Writes DIR/NAME.npy: the elements of `shape` (their product) from `data`, C order. Creates DIR if
+// needed. Throws UsageError (exit 2) if the file cannot be opened or written in full.
 void write_npy(const std::string& dir, const std::string& name, const float* data,
                const std::vector<int64_t>& shape);
 void write_npy(const std::string& dir, const std::string& name, const double* data,

@@ -38,6 +38,7 @@ struct Result {
   bool verify_skipped = false;
   VerifyReport check;
   Stats kernel;                 // the kernel (or CPU loop) time
+  // total_ms: end to end with transfers, or (reduction 01-07) until a host-side finish has the answer.
   std::optional<Stats> total;   // end-to-end, transfers included, for steps that own them
   double metric_value = 0;
   std::string metric_unit;      // "GB/s", "GFLOP/s", "GPix/s"
@@ -61,7 +62,8 @@ struct Result {
   bool verified() const { return !verify_skipped && check.ok; }
 };
 
-// Minimal JSON emitter: objects, strings with escapes, finite numbers (NaN/Inf become null).
+// Minimal JSON emitter: objects, strings with escapes, finite numbers (NaN/Inf become null). A double
+// that is a whole number below 2^53 is written exactly, any other to 6 significant digits.
 class JsonWriter {
  public:
   JsonWriter& begin_object(const std::string& key = "");
@@ -85,8 +87,10 @@ class JsonWriter {
 std::string to_json(const Result& r);
 void print_human(std::FILE* to, const Result& r);
 
-// Prints the human block (and the JSON line with --json) and returns the exit code: 0 if verified
-// or verification was skipped, 1 otherwise (mismatches are printed to stderr).
+// Prints the human block, writes the --trace file (a CudaError if it cannot), prints the JSON line
+// with --json, and returns the exit code: 0 if verified or verification was skipped, 1 otherwise
+// (mismatches are printed to stderr). Adds extra.smem_per_block_bytes where a kernel's shared memory
+// was checked (common/device.h), and a note when kernel_ms came from events.
 int finish(const Result& r, const CommonOptions& opts);
 
 }  // namespace ladder

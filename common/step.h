@@ -42,12 +42,14 @@ struct DeclaredStep {
 const DeclaredStep& declared_step();
 
 // Runs the registered entry under the exit-code contract: UsageError -> 2 (one line, then usage),
-// UnsupportedError -> 2 (one line), CudaError -> 3, NoDeviceError -> 77, anything else -> 3.
+// UnsupportedError -> 2 (one line), CudaError -> 3, NoDeviceError -> 77, anything else -> 3 (host
+// allocation failures included). An id not registered in this executable -> 2.
 int run_registered_step(const std::string& id, int argc, char** argv);
 // The same after declaring the step's requirement (step_main.cpp's call).
 int run_declared_step(const std::string& id, const Requirement& needs, int argc, char** argv);
 
-// The same mapping for any body; `usage` is printed after a usage error's one-line message.
+// The same mapping for any body; `usage` is printed after a usage error's one-line message (null:
+// current_usage_text(), the last parsed Cli's).
 int guarded(const std::function<int()>& body, const std::function<std::string()>& usage);
 
 }  // namespace ladder

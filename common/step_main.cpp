@@ -1,4 +1,5 @@
-// The one main() of every step executable; add_step() compiles it with LADDER_STEP_ID set.
+// The one main() of every step executable; add_step() compiles it with LADDER_STEP_ID and the
+// requirement's LADDER_STEP_NEEDS (architecture) and LADDER_STEP_NEEDS_FOR (feature) set.
 #include "common/step.h"
 
 #if !defined(LADDER_STEP_ID) || !defined(LADDER_STEP_NEEDS) || !defined(LADDER_STEP_NEEDS_FOR)

@@ -25,11 +25,14 @@
 //         tma_store_wait<N>()       cp.async.bulk.wait_group N: ... and written global memory
 // The map is a kernel parameter passed by value as `const __grid_constant__ CUtensorMap`: the copy
 // engine reads it from the parameter space (tma_load_2d takes its generic address).
-// Limits the encoder enforces (and make_tensor_map_2d checks first, naming them): the base 16-byte
-// aligned, every row pitch a multiple of 16 bytes, box dimensions at most 256, a swizzled box's rows
-// at most the swizzle's width (128 bytes: 32 floats).
+// Limits the encoder enforces: the base 16-byte aligned, every row pitch a multiple of 16 bytes, box
+// dimensions at most 256, a swizzled box's rows at most the swizzle's width (128 bytes: 32 floats).
+// make_tensor_map_2d checks the first two itself, naming the pitch; the others reach the encoder,
+// whose refusal it reports with the CUresult and the shapes.
 // Source: PTX ISA 8.x, "cp.async.bulk.tensor"; CUDA Driver API, cuTensorMapEncodeTiled; CUDA C++
 // Programming Guide, "Asynchronous Data Copies using the Tensor Memory Accelerator (TMA)".
+// Older targets: compiled for sm_70..89 too, where the device wrappers trap (LADDER_TMA_UNAVAILABLE);
+// steps that use them declare NEEDS sm_90a.
 #pragma once
 
 #include "common/check.h"
@@ -47,7 +50,8 @@
 
 namespace ladder {
 
-// The driver's cuTensorMapEncodeTiled, found once through the runtime.
+// The driver's cuTensorMapEncodeTiled, found once through the runtime; CudaError (exit 3) if the
+// driver has none.
 inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
     void* p = nullptr;
@@ -65,7 +69,8 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 
 // A row-major fp32 matrix of `rows` x `cols` (row pitch `pitch` floats) seen in boxes of
-// box_rows x box_cols; elements outside the matrix read as zero.
+// box_rows x box_cols; elements outside the matrix read as zero. Throws CudaError (exit 3) where the
+// base or pitch breaks the limits above or the encoder refuses.
 inline CUtensorMap make_tensor_map_2d(const float* base, uint64_t rows, uint64_t cols, uint64_t pitch,
                                       uint32_t box_rows, uint32_t box_cols, CUtensorMapSwizzle swizzle) {
   if (reinterpret_cast<uintptr_t>(base) % 16 != 0 || (pitch * sizeof(float)) % 16 != 0)

@@ -1,10 +1,11 @@
 // Verification against a reference. Two models:
-//  * exact: integer sums, copies, transposes, and single IEEE operations (x + y) must match bit for bit;
+//  * exact: integer sums, copies, transposes, and single IEEE operations (x + y) must compare equal
+//    (==: bit for bit, except that -0 and +0 are equal);
 //  * bounded: an element that is a sum or dot product of K terms may differ from the fp64 reference by
 //      |got - ref| <= c * K * eps * sum|terms|
 //    where sum|terms| (the "magnitude") is computed alongside the reference. Bounding by the terms and
 //    not by the result keeps the test meaningful when the result cancels to near zero.
-// NaN and Inf never pass (outputs are poisoned with NaN before the checked run, so an element that a
+// NaN and Inf never pass (outputs are poisoned with NaN before each checked run, so an element that a
 // kernel never wrote fails). The first few mismatches are printed with their indices.
 #pragma once
 
@@ -24,6 +25,7 @@ struct VerifyReport {
   static constexpr int kMaxReported = 5;
 
   void merge(const VerifyReport& other);  // combine two checks of one output (e.g. kernel, end-to-end)
+  // "<what>: M of N elements wrong" and the first_bad lines; nothing when ok.
   void print(std::FILE* to, const std::string& what) const;
 };
 

@@ -19,21 +19,22 @@
 //                  accumulator layout (warp w of the warpgroup, lane = 4 g + t):
 //                  d[4 j + 0], d[4 j + 1] = D[16 w + g][8 j + 2 t], D[16 w + g][8 j + 2 t + 1];
 //                  d[4 j + 2], d[4 j + 3] = the same 8 rows further down (16 w + g + 8).
-// TF32 has no transposed form: A must be M x K with K contiguous and B given as N x K with K
-// contiguous (K-major), unlike fp16/bf16, which may read either.
-//
-// Source: PTX ISA 8.x, section 9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
-// Instructions" (9.7.15.5.1 "Matrix Descriptor Format", 9.7.15.5.x register fragments, "Shared
-// memory matrix layout"); NVIDIA CUDA C++ Programming Guide, Hopper "sm_90a" features.
-// Builds: the instruction exists only in sm_90a code (-gencode=arch=compute_90a,code=sm_90a). For
-// every other target these compile to a trap (LADDER_WGMMA_UNAVAILABLE); steps that use them declare
-// NEEDS sm_90a on their add_step line and exit 2 elsewhere.
 //   wgmma_m64n256k8_tf32_rs(d, a, desc_b, scale_d)
 //                  A (64 x 8) from registers instead: the way round TF32's K-major rule when the
 //                  K-major operand is the other one (sgemm tf32_04)
 //   setmaxnreg_dec<N> / setmaxnreg_inc<N>
 //                  setmaxnreg (sm_90a): a warpgroup's registers per thread lowered or raised to N
+// TF32 has no transposed form: A must be M x K with K contiguous and B given as N x K with K
+// contiguous (K-major), unlike fp16/bf16, which may read either.
 // The long operand lists (64 and 128 accumulators) are written out: one wrapper per shape.
+//
+// Source: PTX ISA 8.x, section 9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
+// Instructions" (9.7.15.5.1 "Matrix Descriptor Format", 9.7.15.5.x register fragments, "Shared
+// memory matrix layout"); NVIDIA CUDA C++ Programming Guide, Hopper "sm_90a" features.
+// Builds: the instruction exists only in sm_90a code (-gencode=arch=compute_90a,code=sm_90a). For
+// every other target the two wgmma wrappers compile to a trap (LADDER_WGMMA_UNAVAILABLE) and the
+// fence, commit, wait and setmaxnreg to nothing; steps that use them declare NEEDS sm_90a on their
+// add_step line and exit 2 elsewhere.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -34,7 +34,10 @@ TEST_P(StepContract, BadUsageExitsTwoWithOneLine) {
     auto r = run_step(id, args);
     EXPECT_EQ(r.exit_code, 2) << id << " " << args[0] << "\n" << r.output;
     EXPECT_EQ(r.output.rfind("error: ", 0), 0u) << r.output;
-    EXPECT_NE(r.output.find("usage:"), std::string::npos) << r.output;
+    // One line: the usage starts on the line right after the error line.
+    const size_t first_newline = r.output.find('\n');
+    ASSERT_NE(first_newline, std::string::npos) << r.output;
+    EXPECT_EQ(r.output.compare(first_newline + 1, 6, "usage:"), 0) << id << " " << args[0] << "\n" << r.output;
   }
 }
 
@@ -84,6 +87,7 @@ TEST_P(StepContract, NoDeviceExits77) {
     EXPECT_EQ(r.exit_code, 77) << r.output;
     EXPECT_NE(r.output.find("no CUDA"), std::string::npos) << r.output;
     EXPECT_EQ(r7.exit_code, 77) << r7.output;
+    EXPECT_NE(r7.output.find("no CUDA"), std::string::npos) << r7.output;
   }
 }
 
@@ -129,6 +133,8 @@ INSTANTIATE_TEST_SUITE_P(CpuSteps, CpuStepSizes, testing::ValuesIn(cpu_steps()),
                          });
 
 TEST(FolderDeclarations, EveryFolderWithStepsDeclaresWhatTheSharedTestsNeed) {
+  // An unreadable build/ladder_steps.txt gives no steps: the loop below would then check nothing.
+  ASSERT_FALSE(ladder_test::all_steps().empty()) << "no registered steps (build/ladder_steps.txt missing or empty?)";
   for (const std::string& id : ladder_test::all_steps()) {
     const std::string folder = ladder_test::folder_of(id);
     EXPECT_FALSE(size_flags(id).empty()) << folder;
@@ -216,6 +222,7 @@ TEST(GpuProbe, ProgramWritesWhatCudaSays) {
   EXPECT_EQ(written.device_count, asked.device_count);
   EXPECT_EQ(written.cc_major, asked.cc_major);
   EXPECT_EQ(written.cc_minor, asked.cc_minor);
+  EXPECT_EQ(written.sm_count, asked.sm_count);
   EXPECT_EQ(written.smem_per_block_optin, asked.smem_per_block_optin);
   EXPECT_EQ(written.name, asked.name);
   EXPECT_EQ(written.visible, ladder_test::visible_devices());
