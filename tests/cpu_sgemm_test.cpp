@@ -148,7 +148,11 @@ TEST(SgemmReference, MatchesTheClosedFormOnThePostsInputs) {
       ASSERT_EQ(rg[r * n + j], e.magnitude) << rows[r] << "," << j;
     }
   for (size_t c = 0; c < cols.size(); ++c)
-    for (int64_t i = 0; i < m; ++i) ASSERT_EQ(cr[c * m + i], sgemm::analytic_gemm(i, cols[c], k).value);
+    for (int64_t i = 0; i < m; ++i) {
+      const sgemm::Exact e = sgemm::analytic_gemm(i, cols[c], k);
+      ASSERT_EQ(cr[c * m + i], e.value) << i << "," << cols[c];
+      ASSERT_EQ(cg[c * m + i], e.magnitude) << i << "," << cols[c];
+    }
   // And A·Aᵀ.
   std::vector<double> ar(m), ag(m);
   sgemm::reference_rows({A.data(), nullptr, m, m, k}, {42}, ar.data(), ag.data());
@@ -349,6 +353,8 @@ std::vector<std::string> sgemm_steps(bool aat) {
 }
 
 TEST(SgemmUsage, SeriesFlagsTileAndAnalyticLimits) {
+  ASSERT_FALSE(sgemm_steps(true).empty()) << "no aat steps registered";
+  ASSERT_FALSE(sgemm_steps(false).empty()) << "no sgemm steps registered";
   for (const auto& id : sgemm_steps(true)) {
     auto r = ladder_test::run_step(id, {"--m", "8", "--n", "8"});
     EXPECT_EQ(r.exit_code, 2) << id << "\n" << r.output;  // C = A·Aᵀ has no n
