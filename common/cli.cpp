@@ -162,8 +162,9 @@ std::string Cli::usage() const {
        "  --dump DIR      write inputs and GPU output as .npy files into DIR\n"
        "  --trace FILE    write the run's kernels, copies and phases as a Chrome/Perfetto trace\n"
        "  --help          this text\n"
-       "\nexit codes: 0 verified, 1 verification failed, 2 bad usage or unsupported size,\n"
-       "            3 CUDA or library error (out of memory included), 77 no usable CUDA device\n";
+       "\nexit codes: 0 verified, 1 verification failed, 2 bad usage, an unsupported size, or a GPU\n"
+       "            that cannot run the step (\"unsupported: ...\"), 3 CUDA or library error (out of\n"
+       "            memory included), 77 no usable CUDA device\n";
   return u.str();
 }
 
