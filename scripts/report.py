@@ -203,8 +203,10 @@ def table(rows):
         if r.get("ceiling"):
             c = r["ceiling"]
             by_name.setdefault((c["name"], c["unit"]), []).append(c["value"])
-    ceilings = [f"{name} {fmt_num(min(v))}" + (f"-{fmt_num(max(v))}" if max(v) - min(v) >= 0.5 else "") + f" {unit}"
-                for (name, unit), v in sorted(by_name.items())]
+    def value_range(v):  # "377", or "3,010-3,017" where the two ends print differently
+        lo, hi = fmt_num(min(v)), fmt_num(max(v))
+        return lo if lo == hi else f"{lo}-{hi}"
+    ceilings = [f"{name} {value_range(v)} {unit}" for (name, unit), v in sorted(by_name.items())]
     note = ""
     if ceilings:
         note = "Ceiling measured in each step's own process: " + "; ".join(ceilings) + "."

@@ -57,6 +57,22 @@ class ReportTest(unittest.TestCase):
         self.assertIn("```", md)                            # the text chart, without matplotlib
         self.assertFalse([p for p in os.listdir(self.run) if p.endswith(".png")])
 
+    def test_ceiling_ranges_print_once_where_both_ends_round_alike(self):
+        with tempfile.TemporaryDirectory() as run:
+            for i, (step, value) in enumerate([("transpose/00_copy", 376.6), ("transpose/01_naive_16x16", 377.4),
+                                               ("vector_add/01_single_thread", 3010.2),
+                                               ("vector_add/02_block_strided", 3016.8)]):
+                r = record(step, i, 1.0, 100, 50.0)
+                r["ceiling"]["value"] = value
+                with open(os.path.join(run, step.replace("/", "_") + ".json"), "w") as f:
+                    f.write(json.dumps(r) + "\n")
+            self.assertEqual(report.report(run), 0)
+            with open(os.path.join(run, "report.md")) as f:
+                md = f.read()
+        self.assertIn("copy 377 GB/s.", md)             # 376.6 and 377.4 both print as 377
+        self.assertNotIn("377-377", md)
+        self.assertIn("copy 3,010-3,017 GB/s.", md)     # two ends that print differently
+
     def test_chapter_blocks_and_values_are_rewritten(self):
         records = report.load_run(self.run)[0]
         by_id = {r["step"]: r for r in records}
