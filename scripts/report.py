@@ -133,6 +133,12 @@ def fmt_num(v):
     return f"{v:.3g}"
 
 
+def fmt_range(values):
+    """The smallest and largest of `values` as "3,010-3,017", or once ("377") where both print alike."""
+    lo, hi = fmt_num(min(values)), fmt_num(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
 def pct_text(r):
     p = r.get("pct_of_ceiling")
     if not is_num(p):
@@ -203,10 +209,7 @@ def table(rows):
         if r.get("ceiling"):
             c = r["ceiling"]
             by_name.setdefault((c["name"], c["unit"]), []).append(c["value"])
-    def value_range(v):  # "377", or "3,010-3,017" where the two ends print differently
-        lo, hi = fmt_num(min(v)), fmt_num(max(v))
-        return lo if lo == hi else f"{lo}-{hi}"
-    ceilings = [f"{name} {value_range(v)} {unit}" for (name, unit), v in sorted(by_name.items())]
+    ceilings = [f"{name} {fmt_range(v)} {unit}" for (name, unit), v in sorted(by_name.items())]
     note = ""
     if ceilings:
         note = "Ceiling measured in each step's own process: " + "; ".join(ceilings) + "."
@@ -545,7 +548,7 @@ def sweep_table(records):
             v = sorted(cells.get((size, name), []))
             row.append(f"{v[len(v) // 2]:.1f}%" if v else "-")
         c = ceil.get(size, [])
-        row.append(f"{fmt_num(min(c))}-{fmt_num(max(c))} {unit}" if c else "-")
+        row.append(f"{fmt_range(c)} {unit}" if c else "-")
         lines.append(f"| {size} | " + " | ".join(row) + " |")
     return "\n".join(lines)
 
