@@ -35,6 +35,7 @@
 // steps that use them declare NEEDS sm_90a.
 #pragma once
 
+#include "common/buffers.h"
 #include "common/check.h"
 
 #include <cuda.h>           // CUtensorMap and its enums (types only)
@@ -73,7 +74,7 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 // base or pitch breaks the limits above or the encoder refuses.
 inline CUtensorMap make_tensor_map_2d(const float* base, uint64_t rows, uint64_t cols, uint64_t pitch,
                                       uint32_t box_rows, uint32_t box_cols, CUtensorMapSwizzle swizzle) {
-  if (reinterpret_cast<uintptr_t>(base) % 16 != 0 || (pitch * sizeof(float)) % 16 != 0)
+  if (!aligned16(base) || (pitch * sizeof(float)) % 16 != 0)
     throw CudaError("TMA needs a 16-byte aligned base and a row pitch of a multiple of 16 bytes (pitch " +
                     std::to_string(pitch) + " floats)");
   CUtensorMap map;

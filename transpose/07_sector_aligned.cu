@@ -77,10 +77,6 @@ constexpr int min_blocks_for_target(int blocks, int threads) {
   return blocks < kTargetThreadsPerSm / threads ? blocks : kTargetThreadsPerSm / threads;
 }
 
-// One float under load_vec's policy (transpose.cuh), for the edge columns a vector would pass.
-template <bool kStream>
-__device__ __forceinline__ float load_one(const float* p) { return kStream ? __ldcs(p) : __ldg(p); }
-
 // How many floats element idx of p lies past a boundary of kFloats floats (by address, not index).
 template <int kFloats>
 __device__ __forceinline__ int floats_past(const float* p, int64_t idx) {

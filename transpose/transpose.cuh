@@ -120,11 +120,13 @@ __device__ __forceinline__ BlockTile grouped_tile(unsigned group, unsigned tile_
 }
 
 // kVec consecutive floats (1, 2 or 4, at an address that is a multiple of kVec floats) as one
-// access, for steps 06-09. Loads keep L2's default policy (__ldg) or, with kStream, mark their lines
-// evict-first (__ldcs); stores are always evict-first (__stcs): every byte of `out` is written once
-// and never read again, so it should not push `in` out of L2. The intrinsics also keep a float4
-// store whole: written as *reinterpret_cast<float4*>(p) = ..., nvcc 13.0 split step 06's stores into
-// four 4-byte ones.
+// access, for steps 06-09; load_one is a single float, for the edge columns a vector would pass.
+// Loads keep L2's default policy (__ldg) or, with kStream, mark their lines evict-first (__ldcs);
+// stores are always evict-first (__stcs): every byte of `out` is written once and never read again,
+// so it should not push `in` out of L2. The intrinsics also keep a float4 store whole: written as
+// *reinterpret_cast<float4*>(p) = ..., nvcc 13.0 split step 06's stores into four 4-byte ones.
+template <bool kStream>
+__device__ __forceinline__ float load_one(const float* p) { return kStream ? __ldcs(p) : __ldg(p); }
 template <int kVec, bool kStream>
 __device__ __forceinline__ void load_vec(const float* p, float (&e)[kVec]) {
   static_assert(kVec == 1 || kVec == 2 || kVec == 4, "a float, float2 or float4");
@@ -137,7 +139,7 @@ __device__ __forceinline__ void load_vec(const float* p, float (&e)[kVec]) {
     const float2 v = kStream ? __ldcs(q) : __ldg(q);
     e[0] = v.x; e[1] = v.y;
   } else {
-    e[0] = kStream ? __ldcs(p) : __ldg(p);
+    e[0] = load_one<kStream>(p);
   }
 }
 template <int kVec>
