@@ -220,7 +220,10 @@ bool Cli::parse(int argc, const char* const* argv) {
     } else if (name == "seed") {
       common.seed = static_cast<uint64_t>(take_count(0));
     } else if (name == "device") {
-      common.device = static_cast<int>(std::min<int64_t>(take_count(0), 1 << 20));
+      const int64_t index = take_count(0);
+      if (index > (1 << 20))  // no machine has that many; an int keeps every real index
+        throw UsageError("--device " + std::to_string(index) + " does not exist (no machine has 2^20 GPUs)");
+      common.device = static_cast<int>(index);
     } else if (name == "dump") {
       common.dump_dir = take_value();
       if (common.dump_dir.empty()) throw UsageError("--dump needs a directory");

@@ -258,16 +258,18 @@ size_t& largest_smem_slot() {
   return largest;
 }
 
-// Static + dynamic shared memory of one block of `kernel`, remembered for the report (asked of the
-// driver once per kernel and size: launchers call this on every launch).
-void note_shared_memory(const void* kernel, size_t dynamic_smem) {
-  static std::map<const void*, size_t> noted;
-  auto it = noted.find(kernel);
-  if (it != noted.end() && it->second == dynamic_smem) return;
-  noted[kernel] = dynamic_smem;
-  cudaFuncAttributes a{};
-  CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
-  largest_smem_slot() = std::max(largest_smem_slot(), a.sharedSizeBytes + dynamic_smem);
+// Remembers one block of `kernel` (its static shared memory + `dynamic_smem`) for the report and
+// returns the static bytes (asked of the driver once per kernel: launchers call this on every launch).
+size_t note_shared_memory(const void* kernel, size_t dynamic_smem) {
+  static std::map<const void*, size_t> static_bytes;  // cudaFuncGetAttributes once per kernel
+  auto it = static_bytes.find(kernel);
+  if (it == static_bytes.end()) {
+    cudaFuncAttributes a{};
+    CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+    it = static_bytes.emplace(kernel, a.sharedSizeBytes).first;
+  }
+  largest_smem_slot() = std::max(largest_smem_slot(), it->second + dynamic_smem);
+  return it->second;
 }
 
 // Raises `kernel`'s dynamic shared memory limit to `bytes` where that is over the 48 KB every GPU
@@ -347,8 +349,8 @@ void refuse_shared_memory(const std::string& what, size_t bytes, const DeviceInf
 }
 
 void require_shared_memory(const void* kernel, size_t bytes, const DeviceInfo& dev, const std::string& what) {
-  note_shared_memory(kernel, bytes);
-  if (bytes > 48 * 1024 && bytes > dev.smem_per_block_optin) refuse_shared_memory(what, bytes, dev);
+  const size_t block = note_shared_memory(kernel, bytes) + bytes;  // static + dynamic
+  if (block > 48 * 1024 && block > dev.smem_per_block_optin) refuse_shared_memory(what, block, dev);
   grant_dynamic_shared_memory(kernel, bytes);
 }
 

@@ -98,9 +98,9 @@ int resident_blocks(const DeviceInfo& dev, int threads_per_block);
 // every GPU gives without asking (cudaFuncSetAttribute, once per kernel and size: a host call
 // between the timing events would be timed as GPU time). More than this GPU allows per block is a
 // UnsupportedError (exit 2, "unsupported: <what> needs N bytes of shared memory per block; this GPU
-// (...) allows M"); `what` names the kernel in that message. Only `bytes` is compared with the limit,
-// and only above 48 KB: the kernel's static shared memory is not added. Also records the block's
-// static + dynamic bytes for largest_shared_memory_per_block.
+// (...) allows M", N the block's static + dynamic bytes); `what` names the kernel in that message.
+// The block's static + dynamic bytes are compared with the limit, where they are over 48 KB, and
+// recorded for largest_shared_memory_per_block.
 void require_shared_memory(const void* kernel, size_t bytes, const DeviceInfo& dev, const std::string& what);
 
 // The one refusal for shared memory, so that every step words it alike and the tests can check it

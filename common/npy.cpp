@@ -4,7 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <memory>
+#include <stdexcept>
 
 namespace ladder {
 
@@ -34,14 +34,16 @@ void write_raw(const std::string& dir, const std::string& name, const std::strin
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   std::string path = dir + "/" + name + ".npy";
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "wb"), std::fclose);
-  if (!f) throw UsageError("--dump: cannot write " + path);
+  // The directory was proven writable when --dump was parsed (require_writable_dir): a file that
+  // cannot be written now (a full disk, a name taken by a directory) is a run-time error, exit 3.
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw std::runtime_error("--dump: cannot open " + path + " for writing");
   size_t count = 1;
   for (int64_t d : shape) count *= static_cast<size_t>(d);
   std::string h = npy_header(descr, shape);
-  if (std::fwrite(h.data(), 1, h.size(), f.get()) != h.size() ||
-      std::fwrite(data, elem, count, f.get()) != count)
-    throw UsageError("--dump: short write to " + path);
+  const bool written = std::fwrite(h.data(), 1, h.size(), f) == h.size() && std::fwrite(data, elem, count, f) == count;
+  const bool closed = std::fclose(f) == 0;  // a buffered write can fail only here
+  if (!written || !closed) throw std::runtime_error("--dump: could not write all of " + path);
 }
 
 }  // namespace

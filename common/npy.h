@@ -9,7 +9,8 @@
 namespace ladder {
 
 // Writes DIR/NAME.npy: the elements of `shape` (their product) from `data`, C order. Creates DIR if
-// needed. Throws UsageError (exit 2) if the file cannot be opened or written in full.
+// needed. Throws std::runtime_error (exit 3) if the file cannot be opened or written in full: the
+// directory itself was checked when --dump was parsed (require_writable_dir, exit 2).
 void write_npy(const std::string& dir, const std::string& name, const float* data,
                const std::vector<int64_t>& shape);
 void write_npy(const std::string& dir, const std::string& name, const double* data,

@@ -241,8 +241,8 @@ void print_human(std::FILE* to, const Result& r) {
     std::fprintf(to, "call     %.4f ms median (CUDA events around the launch: what a caller waits)\n",
                  r.kernel.call_median);
   if (r.total)
-    std::fprintf(to, "total    %.4f ms median end-to-end, transfers included (min %.4f, %d reps)\n",
-                 r.total->median, r.total->min, r.total->reps);
+    std::fprintf(to, "total    %.4f ms median %s (min %.4f, %d reps)\n", r.total->median, r.total_what.c_str(),
+                 r.total->min, r.total->reps);
   std::fprintf(to, "metric   %.1f %s (from %s)\n", r.metric_value, r.metric_unit.c_str(),
                r.metric_from == "kernel_ms" ? "the kernel time" : "the total time");
   if (r.ceiling)

@@ -38,8 +38,10 @@ struct Result {
   bool verify_skipped = false;
   VerifyReport check;
   Stats kernel;                 // the kernel (or CPU loop) time
-  // total_ms: end to end with transfers, or (reduction 01-07) until a host-side finish has the answer.
-  std::optional<Stats> total;   // end-to-end, transfers included, for steps that own them
+  // total_ms: end to end with transfers, or (reduction 01-07) until a host-side finish has the answer;
+  // total_what says which, on the human block's "total" line.
+  std::optional<Stats> total;
+  std::string total_what = "end-to-end, transfers included";
   double metric_value = 0;
   std::string metric_unit;      // "GB/s", "GFLOP/s", "GPix/s"
   // Which time the metric (and so pct_of_ceiling) is computed from: "kernel_ms", or "total_ms"

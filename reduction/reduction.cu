@@ -254,6 +254,7 @@ int run(const Step& step, int argc, char** argv) {
     };
     to_total.check = [&] { return check(finish.total); };
     res.total = ladder::measure_phase(res, to_total, opt);
+    res.total_what = "until the sum exists on the host (kernel, partials copied back, host loop)";
     res.metric_from = "total_ms";
     res.metric_value = ladder::gbps(min_bytes(n), res.total->median);
     res.min_bytes = min_bytes(n);

@@ -144,6 +144,21 @@ TEST(Cli, BadArgumentsAreUsageErrors) {
   }
 }
 
+// An index past any machine's GPUs is refused as typed (it was once clamped, and the message named
+// 1048576 for --device 2000000).
+TEST(Cli, HugeDeviceIndexIsRefusedAsTyped) {
+  Parsed p;
+  try {
+    p.parse({"--device", "2000000"});
+    FAIL() << "no throw";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--device 2000000 does not exist"), std::string::npos) << e.what();
+  }
+  Parsed q;
+  q.parse({"--device", "1048576"});
+  EXPECT_EQ(q.cli.common.device, 1 << 20);
+}
+
 TEST(Cli, UsageErrorMessageIsOneLine) {
   Parsed p;
   try {
@@ -315,6 +330,24 @@ TEST(Json, RecordHasTheSchemaFieldsAndNullsForMissingValues) {
   EXPECT_NE(j.find("\"ceiling\":null"), std::string::npos) << j;
 }
 
+// The tests read a record's string fields (a step's "choice") through ladder_test::json_string:
+// whatever the writer escapes, the reader gives back; choice_name cuts the choice at ':' or " (".
+TEST(Json, TestReaderUndoesTheWritersEscapes) {
+  const std::string tricky = "a \"b\": c\\d\n\te\r\x01" "f (g)";
+  ladder::JsonWriter w;
+  w.begin_object().field("choice", tricky).null_field("none").field("n", int64_t(3)).end_object();
+  EXPECT_EQ(ladder_test::json_string(w.str(), "choice"), tricky) << w.str();
+  EXPECT_EQ(ladder_test::json_string(w.str(), "none"), "");
+  EXPECT_EQ(ladder_test::json_string(w.str(), "n"), "");
+  EXPECT_EQ(ladder_test::json_string(w.str(), "absent"), "");
+  EXPECT_EQ(ladder_test::choice_name(w.str()), "a \"b\"");
+  EXPECT_EQ(ladder_test::choice_name(R"j({"choice":"64x128x8_4x4 (the default): 2 blocks"})j"), "64x128x8_4x4");
+  EXPECT_EQ(ladder_test::choice_name(R"j({"choice":"K = 17 compiled in: taps as operands (x)"})j"),
+            "K = 17 compiled in");
+  EXPECT_EQ(ladder_test::choice_name(R"({"choice":"fixed"})"), "fixed");
+  EXPECT_EQ(ladder_test::choice_name(R"({"choice":null})"), "");
+}
+
 TEST(Json, FinishReturnsOneOnFailureAndZeroOnSuccess) {
   ladder::Result r;
   r.step = ladder::StepInfo::from_id("vector_add/01_single_thread");
@@ -447,6 +480,26 @@ TEST(Dump, UnwritableDirectoryIsAUsageErrorAtParseTime) {
   Parsed q;
   EXPECT_TRUE(q.parse({"--dump", tmp.path() + "/sub"}));
   EXPECT_TRUE(std::filesystem::is_directory(tmp.path() + "/sub"));
+}
+
+// Once the run has started, a .npy file that cannot be written is a run-time error (exit 3, not a
+// usage error): here its name is taken by a directory.
+TEST(Dump, FileThatCannotBeWrittenIsARunTimeError) {
+  ladder_test::TempDir tmp;
+  std::filesystem::create_directory(tmp.path() + "/out.npy");
+  const float x[2] = {1.0f, 2.0f};
+  try {
+    ladder::write_npy(tmp.path(), "out", x, {2});
+    FAIL() << "no throw";
+  } catch (const UsageError&) {
+    FAIL() << "a usage error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("out.npy"), std::string::npos) << e.what();
+  }
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(ladder::guarded([&] { ladder::write_npy(tmp.path(), "out", x, {2}); return 0; }, nullptr),
+            ladder::kExitCudaError);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("error: --dump: cannot open"), std::string::npos);
 }
 
 // The skeleton of every harness on the host clock: both checks run on poisoned outputs, the final

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -56,7 +57,8 @@ TEST_P(StepContract, HelpExitsZeroAndNamesTheRequirement) {
 // then trap on a real T4; here it fails on any machine with cuobjdump (CI included).
 TEST_P(StepContract, DeclaredRequirementCoversItsInstructions) {
   const std::string& id = GetParam();
-  if (ladder_test::step_sass(id).empty()) GTEST_SKIP() << "cuobjdump is not installed: " << id << " not read";
+  if (!ladder_test::cuobjdump_installed()) GTEST_SKIP() << "cuobjdump is not installed: " << id << " not read";
+  ASSERT_FALSE(ladder_test::step_sass(id).empty()) << id << ": cuobjdump -sass printed nothing";
   const ladder::Requirement declared = ladder_test::requirement_of(id);
   for (const ladder_test::ArchInstruction& in : ladder_test::arch_instructions_in(id)) {
     // Implied when every GPU that meets the declaration also meets the instruction's need.
@@ -66,6 +68,37 @@ TEST_P(StepContract, DeclaredRequirementCoversItsInstructions) {
     EXPECT_TRUE(implied) << id << "'s code has " << in.opcode << " (" << in.needs.text() << ") but it declares "
                          << declared.text() << ": add NEEDS " << in.needs.arch() << " to its add_step line";
   }
+}
+
+// TUNABLE on a step's add_step line (build/ladder_folders.txt) is what the GPU tests read to try
+// every candidate of a step (their tile and variant suites may be empty in a folder without tunable
+// steps); the step's code decides whether it takes one. The two agree: a step takes --tile or
+// --variant iff it is declared TUNABLE. A step that takes the flag refuses an unknown candidate by
+// name (sgemm's tunable steps at their first launch, so 77 without a device); one that does not
+// says "unknown flag" (or, in sgemm, "is not tunable").
+TEST_P(StepContract, TakesACandidateFlagIffDeclaredTunable) {
+  const std::string& id = GetParam();
+  const auto tunable = ladder_test::tunable_steps(ladder_test::folder_of(id));
+  const bool declared = std::find(tunable.begin(), tunable.end(), id) != tunable.end();
+  bool takes = false;
+  std::string seen;
+  for (const std::string flag : {"--tile", "--variant"}) {
+    std::vector<std::string> args = ladder_test::test_size(id);
+    args.insert(args.end(), {flag, "no-such-candidate", "--no-ceiling", "--reps", "1", "--warmup", "0"});
+    const auto r = run_step(id, args);
+    seen += flag + ": " + r.output.substr(0, r.output.find('\n')) + "\n";
+    const bool refused_flag = r.output.find("unknown flag '" + flag + "'") != std::string::npos ||
+                              r.output.find("is not tunable") != std::string::npos;
+    if (refused_flag) {
+      EXPECT_EQ(r.exit_code, 2) << id << " " << flag << "\n" << r.output;
+      continue;
+    }
+    takes = true;
+    EXPECT_NE(r.exit_code, 0) << id << " ran with " << flag << " no-such-candidate\n" << r.output;
+  }
+  EXPECT_EQ(takes, declared) << id << (declared ? " is declared TUNABLE but takes neither flag"
+                                                : " takes a candidate flag but is not declared TUNABLE")
+                             << ":\n" << seen;
 }
 
 // With every GPU hidden (CUDA_VISIBLE_DEVICES empty, so cudaGetDeviceCount reports no device) a GPU

@@ -64,6 +64,15 @@ void long_double_out(const ladder_test::NpyArray& input, const ladder_test::NpyA
       }
 }
 
+// The three dumped arrays are doubles of the problem's shapes.
+void check_dump_shapes(const ladder_test::NpyArray& input, const ladder_test::NpyArray& w,
+                       const ladder_test::NpyArray& out, const Shape& s) {
+  for (const ladder_test::NpyArray* a : {&input, &w, &out}) ASSERT_EQ(a->descr, "<f8");
+  ASSERT_EQ(input.shape, (std::vector<int64_t>{s.N, s.L, s.M}));
+  ASSERT_EQ(w.shape, (std::vector<int64_t>{s.L, s.L}));
+  ASSERT_EQ(out.shape, (std::vector<int64_t>{s.L, s.N}));
+}
+
 // Recomputes out from the dumped input and W in long double, independently of the step's
 // reference, and holds the step to the folder's bound; checks the inputs are the folder's.
 void check_from_dump(const std::string& id, const std::string& dir, const Shape& s) {
@@ -71,10 +80,8 @@ void check_from_dump(const std::string& id, const std::string& dir, const Shape&
   auto input = ladder_test::read_npy(dir + "/input.npy");
   auto w = ladder_test::read_npy(dir + "/W.npy");
   auto out = ladder_test::read_npy(dir + "/out.npy");
-  ASSERT_EQ(input.descr, "<f8");
-  ASSERT_EQ(input.shape, (std::vector<int64_t>{s.N, s.L, s.M}));
-  ASSERT_EQ(w.shape, (std::vector<int64_t>{s.L, s.L}));
-  ASSERT_EQ(out.shape, (std::vector<int64_t>{s.L, s.N}));
+  check_dump_shapes(input, w, out, s);
+  if (testing::Test::HasFatalFailure()) return;
   int64_t nonzero = 0;
   for (int64_t t = 0; t < n_in; ++t) {
     const double x = input.as<double>()[t];
@@ -156,6 +163,8 @@ TEST_P(AvgMatvecPosts, ExactOnThePostsData) {
   auto input = ladder_test::read_npy(c.dump_dir + "/input.npy");
   auto w = ladder_test::read_npy(c.dump_dir + "/W.npy");
   auto out = ladder_test::read_npy(c.dump_dir + "/out.npy");
+  check_dump_shapes(input, w, out, s);
+  if (HasFatalFailure()) return;
   const double* x = input.as<double>();
   const double* W = w.as<double>();
   std::vector<int64_t> S(s.N * s.L, 0);

@@ -39,10 +39,11 @@ void check_from_dump(const std::string& id, const std::string& dir, const Shape&
   auto out = ladder_test::read_npy(dir + "/out.npy");
   const int64_t w = s.width, h = s.height, n = w * h;
   const int k = s.taps, r = k / 2;
+  for (const ladder_test::NpyArray* a : {&in, &row, &col, &out}) ASSERT_EQ(a->descr, "<f4");
   ASSERT_EQ(in.shape, (std::vector<int64_t>{h, w}));
   ASSERT_EQ(out.shape, (std::vector<int64_t>{h, w}));
-  ASSERT_EQ(row.count(), k);
-  ASSERT_EQ(col.count(), k);
+  ASSERT_EQ(row.shape, std::vector<int64_t>{k});
+  ASSERT_EQ(col.shape, std::vector<int64_t>{k});
   const float* x = in.as<float>();
   const float* kr = row.as<float>();
   const float* kc = col.as<float>();
@@ -265,7 +266,7 @@ INSTANTIATE_TEST_SUITE_P(AllSteps, SeparableConvProfiles, testing::ValuesIn(ladd
                            return ladder_test::param_name(p.param, "profiles");
                          });
 
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SeparableConvTiles);  // a build without the tunable steps
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SeparableConvTiles);  // the TUNABLE list, as cpu_contract_test checks it
 INSTANTIATE_TEST_SUITE_P(AllSteps, SeparableConvTiles, testing::ValuesIn(ladder_test::tunable_steps("separable_conv")),
                          [](const testing::TestParamInfo<std::string>& p) {
                            return ladder_test::param_name(p.param, "tiles");

@@ -26,8 +26,10 @@ TEST_P(VectorAddGpu, MatchesReference) {
   auto x = ladder_test::read_npy(dir + "/x.npy");
   auto y = ladder_test::read_npy(dir + "/y.npy");
   auto out = ladder_test::read_npy(dir + "/r.npy");
-  ASSERT_EQ(out.count(), n);
-  ASSERT_EQ(x.count(), n);
+  for (const ladder_test::NpyArray* a : {&x, &y, &out}) {
+    ASSERT_EQ(a->descr, "<f4");
+    ASSERT_EQ(a->shape, std::vector<int64_t>{n});
+  }
   int64_t nonzero = 0;
   for (int64_t i = 0; i < n; ++i) {
     ASSERT_EQ(out.as<float>()[i], x.as<float>()[i] + y.as<float>()[i]) << id << " element " << i;

@@ -287,15 +287,27 @@ testing::AssertionResult verified_or_justified(const std::string& id, const Step
   return testing::AssertionSuccess();
 }
 
+bool cuobjdump_installed() {
+  static const bool installed = std::system("command -v cuobjdump >/dev/null 2>&1") == 0;
+  return installed;
+}
+
 std::string cuobjdump(const std::string& option, const std::string& id) {
+  if (!cuobjdump_installed()) return "";
   std::string out;
-  const std::string cmd = "cuobjdump " + option + " " + shell_quote(step_path(id)) + " 2>/dev/null";
-  if (std::FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[65536];
-    size_t got;
-    while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
-    const int status = pclose(p);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) out.clear();
+  const std::string cmd = "cuobjdump " + option + " " + shell_quote(step_path(id)) + " 2>&1";
+  std::FILE* p = popen(cmd.c_str(), "r");
+  if (!p) {
+    ADD_FAILURE() << "cannot run " << cmd;
+    return "";
+  }
+  char buf[65536];
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
+  const int status = pclose(p);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    ADD_FAILURE() << cmd << " failed:\n" << out.substr(0, 2000);
+    return "";
   }
   return out;
 }
@@ -426,6 +438,32 @@ double json_number(const std::string& json, const std::string& key) {
   size_t p = value_pos(json, key);
   if (p == std::string::npos) return NAN;
   return std::strtod(json.c_str() + p, nullptr);
+}
+
+std::string json_string(const std::string& json, const std::string& key) {
+  size_t p = value_pos(json, key);
+  if (p == std::string::npos || p >= json.size() || json[p] != '"') return "";
+  std::string out;
+  for (++p; p < json.size() && json[p] != '"'; ++p) {
+    if (json[p] != '\\' || p + 1 >= json.size()) {
+      out += json[p];
+      continue;
+    }
+    const char e = json[++p];
+    if (e == 'n') out += '\n';
+    else if (e == 't') out += '\t';
+    else if (e == 'r') out += '\r';
+    else if (e == 'u' && p + 4 < json.size()) {
+      out += static_cast<char>(std::strtol(json.substr(p + 1, 4).c_str(), nullptr, 16));
+      p += 4;
+    } else out += e;  // \" \\ \/
+  }
+  return out;
+}
+
+std::string choice_name(const std::string& json) {
+  const std::string choice = json_string(json, "choice");
+  return choice.substr(0, std::min(choice.find(':'), choice.find(" (")));
 }
 
 int64_t NpyArray::count() const {

@@ -132,10 +132,13 @@ testing::AssertionResult verified_or_justified(const std::string& id, const Step
       GTEST_SKIP() << "covered by the run without a profile (this test sets each profile itself)"; \
   } while (0)
 
-// What `cuobjdump OPTION <the step executable>` prints ("" where cuobjdump is not installed or fails).
+// Whether `cuobjdump` is on the PATH (CI's toolkit has it; a bare runtime may not).
+bool cuobjdump_installed();
+// What `cuobjdump OPTION <the step executable>` prints: "" where cuobjdump is not installed, and an
+// assertion failure (and "") where it is and fails on the executable.
 std::string cuobjdump(const std::string& option, const std::string& id);
-// The step executable's machine code as `cuobjdump -sass` prints it ("" where cuobjdump is not
-// installed), read once per step.
+// The step executable's machine code as `cuobjdump -sass` prints it (cuobjdump() above), read once
+// per step.
 const std::string& step_sass(const std::string& id);
 // The instructions in that code that not every GPU of the suite runs, each with the requirement it
 // implies: LDGSTS (cp.async) and TF32 HMMA need sm_80, UTMALDG (TMA) sm_90, HGMMA (wgmma) sm_90a.
@@ -181,6 +184,12 @@ int device_count();
 bool json_has(const std::string& json, const std::string& key);
 bool json_bool(const std::string& json, const std::string& key);
 double json_number(const std::string& json, const std::string& key);
+// A string field, its escapes (common/report.h's JsonWriter: \", \\, \n, \t, \r, \u00XX) undone; "" where the key is absent
+// or its value is not a string (null).
+std::string json_string(const std::string& json, const std::string& key);
+// What a tunable step chose, by name: the record's "choice" up to its first ':' or " (" (the chapters'
+// tables give that name; the rest of the choice says why).
+std::string choice_name(const std::string& json);
 
 struct NpyArray {
   std::string descr;            // "<f4", "<i4", "<i8", "<f8"
