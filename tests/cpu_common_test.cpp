@@ -348,6 +348,16 @@ TEST(Json, TestReaderUndoesTheWritersEscapes) {
   EXPECT_EQ(ladder_test::choice_name(R"({"choice":null})"), "");
 }
 
+// A refusal is a line of its own; --help's exit-code text mentions such lines in quotes, and a test
+// that took that for a refusal once failed every tunable step's candidate list.
+TEST(StepRunner, UnsupportedLineIsALineOfItsOwn) {
+  EXPECT_EQ(ladder_test::unsupported_line("unsupported: s needs sm_90a; this GPU is sm_80\n"),
+            "s needs sm_90a; this GPU is sm_80");
+  EXPECT_EQ(ladder_test::unsupported_line("a note\nunsupported: t needs 9 bytes\n"), "t needs 9 bytes");
+  EXPECT_EQ(ladder_test::unsupported_line("error: unknown --tile\nexit codes: ... (\"unsupported: ...\"), 3\n"), "");
+  EXPECT_EQ(ladder_test::unsupported_line("x (\"unsupported: ...\")\nunsupported: u\n"), "u");
+}
+
 TEST(Json, FinishReturnsOneOnFailureAndZeroOnSuccess) {
   ladder::Result r;
   r.step = ladder::StepInfo::from_id("vector_add/01_single_thread");

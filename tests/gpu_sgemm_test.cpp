@@ -464,7 +464,7 @@ std::vector<std::string> tile_candidates(const std::string& id, ladder_test::Ver
                                       "--warmup", "0", "--tile", "no-such-tile"});
   if (r.output.find("is not tunable") != std::string::npos) return {};
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  if (r.output.find("unsupported: ") != std::string::npos) {
+  if (!ladder_test::unsupported_line(r.output).empty()) {
     *refusal = ladder_test::judge(id, r);
     return {};
   }

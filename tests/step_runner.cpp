@@ -211,18 +211,15 @@ SeenDevice seen_device(const std::vector<std::string>& env) {
   return d;
 }
 
-namespace {
-
-// The step's "unsupported: ..." line, without the prefix ("" if none).
 std::string unsupported_line(const std::string& output) {
   const std::string tag = "unsupported: ";
-  const size_t at = output.rfind(tag);
-  if (at == std::string::npos || (at > 0 && output[at - 1] != '\n')) return "";
-  const size_t end = output.find('\n', at);
-  return output.substr(at + tag.size(), end == std::string::npos ? std::string::npos : end - at - tag.size());
+  for (size_t at = output.find(tag); at != std::string::npos; at = output.find(tag, at + 1))
+    if (at == 0 || output[at - 1] == '\n') {
+      const size_t end = output.find('\n', at);
+      return output.substr(at + tag.size(), end == std::string::npos ? std::string::npos : end - at - tag.size());
+    }
+  return "";
 }
-
-}  // namespace
 
 Verdict judge(const std::string& id, const StepRun& r, const std::vector<std::string>& env) {
   Verdict v;

@@ -108,6 +108,9 @@ struct Verdict {
   std::string reason;  // skipped: the category, then " — " and the step's line; failed: what went wrong
 };
 Verdict judge(const std::string& id, const StepRun& r, const std::vector<std::string>& env = {});
+// The step's refusal, the text after "unsupported: " on a line of its own ("" if none: --help's and
+// the usage's mention of such lines do not count).
+std::string unsupported_line(const std::string& output);
 // For runs in a loop: records a skipped run's reason in `skipped` and returns success; a failed run
 // is an assertion failure naming `what`.
 testing::AssertionResult verified_or_justified(const std::string& id, const StepRun& r, const std::string& what,
