@@ -3,6 +3,7 @@
 // one). New steps are covered by being registered.
 #include "tests/step_runner.h"
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,19 +53,20 @@ TEST_P(StepContract, HelpExitsZeroAndNamesTheRequirement) {
 }
 
 // The declaration covers the code: every instruction in the step's machine code that not every GPU
-// of the suite has (cp.async, TF32 HMMA, TMA, wgmma) is one its declared requirement implies. A step
-// that used cp.async without declaring NEEDS sm_80 would verify under a T4 profile on an H100 and
-// then trap on a real T4; here it fails on any machine with cuobjdump (CI included).
+// of the suite has (cp.async, TF32 HMMA, fp64 DMMA, TMA, wgmma, setmaxnreg) is one its declared
+// requirement implies. A step that used cp.async without declaring NEEDS sm_80 would verify under a T4
+// profile on an H100 and then trap on a real T4; here it fails on any machine with cuobjdump (the
+// toolkit's full install has it; a CI image with only the compiler skips this test, saying so).
 TEST_P(StepContract, DeclaredRequirementCoversItsInstructions) {
   const std::string& id = GetParam();
   if (!ladder_test::cuobjdump_installed()) GTEST_SKIP() << "cuobjdump is not installed: " << id << " not read";
   ASSERT_FALSE(ladder_test::step_sass(id).empty()) << id << ": cuobjdump -sass printed nothing";
   const ladder::Requirement declared = ladder_test::requirement_of(id);
   for (const ladder_test::ArchInstruction& in : ladder_test::arch_instructions_in(id)) {
-    // Implied when every GPU that meets the declaration also meets the instruction's need.
-    const bool implied = declared.any() && (in.needs.exact ? declared.exact && declared.cc_major == in.needs.cc_major &&
-                                                                 declared.cc_minor == in.needs.cc_minor
-                                                           : in.needs.met_by(declared.cc_major, declared.cc_minor));
+    // Implied when every GPU that meets the declaration also meets the instruction's need, worked out
+    // here rather than by Requirement::met_by, the steps' own run-time check.
+    const int have = declared.cc_major * 10 + declared.cc_minor, need = in.needs.cc_major * 10 + in.needs.cc_minor;
+    const bool implied = declared.any() && (in.needs.exact ? declared.exact && have == need : have >= need);
     EXPECT_TRUE(implied) << id << "'s code has " << in.opcode << " (" << in.needs.text() << ") but it declares "
                          << declared.text() << ": add NEEDS " << in.needs.arch() << " to its add_step line";
   }
@@ -94,7 +96,12 @@ TEST_P(StepContract, TakesACandidateFlagIffDeclaredTunable) {
       continue;
     }
     takes = true;
-    EXPECT_NE(r.exit_code, 0) << id << " ran with " << flag << " no-such-candidate\n" << r.output;
+    // Refused by name (sgemm's "unknown --tile '...'", the CLI's "does not accept '...'"), or the step
+    // cannot get that far here: no device (77), or a GPU its declared requirement excludes.
+    const bool named = r.exit_code == 2 && r.output.find("'no-such-candidate'") != std::string::npos;
+    const bool cannot_run_here = (r.exit_code == 77 && !ladder_test::gpu_available()) ||
+                                 ladder_test::judge(id, r).kind == ladder_test::Verdict::skipped;
+    EXPECT_TRUE(named || cannot_run_here) << id << " " << flag << " no-such-candidate\n" << r.output;
   }
   EXPECT_EQ(takes, declared) << id << (declared ? " is declared TUNABLE but takes neither flag"
                                                 : " takes a candidate flag but is not declared TUNABLE")
@@ -251,13 +258,20 @@ TEST(GpuProbe, ProgramWritesWhatCudaSays) {
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   ladder_test::GpuProbe written;
   ASSERT_TRUE(ladder_test::read_gpu_probe(ladder_test::gpu_probe_file(stem), &written));
-  const ladder_test::GpuProbe asked = ladder_test::probe_gpu();
-  EXPECT_EQ(written.device_count, asked.device_count);
-  EXPECT_EQ(written.cc_major, asked.cc_major);
-  EXPECT_EQ(written.cc_minor, asked.cc_minor);
-  EXPECT_EQ(written.sm_count, asked.sm_count);
-  EXPECT_EQ(written.smem_per_block_optin, asked.smem_per_block_optin);
-  EXPECT_EQ(written.name, asked.name);
+  // CUDA asked here directly, not through probe_gpu(), which the program itself calls.
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  cudaGetLastError();
+  EXPECT_EQ(written.device_count, count);
+  if (count > 0) {
+    cudaDeviceProp props{};
+    ASSERT_EQ(cudaGetDeviceProperties(&props, 0), cudaSuccess);
+    EXPECT_EQ(written.cc_major, props.major);
+    EXPECT_EQ(written.cc_minor, props.minor);
+    EXPECT_EQ(written.sm_count, props.multiProcessorCount);
+    EXPECT_EQ(written.smem_per_block_optin, props.sharedMemPerBlockOptin);
+    EXPECT_EQ(written.name, std::string(props.name));
+  }
   EXPECT_EQ(written.visible, ladder_test::visible_devices());
 }
 

@@ -324,8 +324,10 @@ std::vector<ArchInstruction> arch_instructions_in(const std::string& id) {
   } kTable[] = {{"LDGSTS", "sm_80", "cp.async"},
                 {"HMMA.1684.F32.TF32", "sm_80", "TF32 tensor cores"},
                 {"HMMA.1688.F32.TF32", "sm_80", "TF32 tensor cores"},
+                {"DMMA", "sm_80", "fp64 tensor cores"},
                 {"UTMALDG", "sm_90", "TMA"},
-                {"HGMMA", "sm_90a", "wgmma"}};
+                {"HGMMA", "sm_90a", "wgmma"},
+                {"USETMAXREG", "sm_90a", "setmaxnreg"}};
   std::vector<ArchInstruction> found;
   const std::string& sass = step_sass(id);
   for (const auto& t : kTable)

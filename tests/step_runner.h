@@ -135,7 +135,8 @@ testing::AssertionResult verified_or_justified(const std::string& id, const Step
       GTEST_SKIP() << "covered by the run without a profile (this test sets each profile itself)"; \
   } while (0)
 
-// Whether `cuobjdump` is on the PATH (CI's toolkit has it; a bare runtime may not).
+// Whether `cuobjdump` is on the PATH (a full toolkit install has it; this suite's CI image does not, and
+// the tests that read machine code skip there, saying so).
 bool cuobjdump_installed();
 // What `cuobjdump OPTION <the step executable>` prints: "" where cuobjdump is not installed, and an
 // assertion failure (and "") where it is and fails on the executable.
@@ -144,7 +145,8 @@ std::string cuobjdump(const std::string& option, const std::string& id);
 // per step.
 const std::string& step_sass(const std::string& id);
 // The instructions in that code that not every GPU of the suite runs, each with the requirement it
-// implies: LDGSTS (cp.async) and TF32 HMMA need sm_80, UTMALDG (TMA) sm_90, HGMMA (wgmma) sm_90a.
+// implies: LDGSTS (cp.async), TF32 HMMA and DMMA (fp64 mma) need sm_80, UTMALDG (TMA) sm_90, HGMMA
+// (wgmma) and USETMAXREG (setmaxnreg) sm_90a.
 struct ArchInstruction {
   std::string opcode;
   ladder::Requirement needs;
