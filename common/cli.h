@@ -48,7 +48,7 @@ class Cli {
   void add_text(const std::string& name, std::string* target, const std::string& help);
 
   // Returns false when --help was given (usage already printed to stdout). --reps and --warmup above
-  // 1,000,000 are taken as 1,000,000, --device above 2^20 as 2^20.
+  // 1,000,000 are taken as 1,000,000; --device above 2^20 is a usage error.
   bool parse(int argc, const char* const* argv);
   std::string usage() const;
 

@@ -258,18 +258,14 @@ size_t& largest_smem_slot() {
   return largest;
 }
 
-// Remembers one block of `kernel` (its static shared memory + `dynamic_smem`) for the report and
-// returns the static bytes (asked of the driver once per kernel: launchers call this on every launch).
-size_t note_shared_memory(const void* kernel, size_t dynamic_smem) {
-  static std::map<const void*, size_t> static_bytes;  // cudaFuncGetAttributes once per kernel
-  auto it = static_bytes.find(kernel);
-  if (it == static_bytes.end()) {
-    cudaFuncAttributes a{};
-    CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
-    it = static_bytes.emplace(kernel, a.sharedSizeBytes).first;
-  }
-  largest_smem_slot() = std::max(largest_smem_slot(), it->second + dynamic_smem);
-  return it->second;
+// The kernel's static shared memory per block (cudaFuncGetAttributes, asked once per kernel:
+// launchers call the functions below on every launch).
+size_t static_shared_bytes(const void* kernel) {
+  static std::map<const void*, size_t> known;
+  if (auto it = known.find(kernel); it != known.end()) return it->second;
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+  return known[kernel] = a.sharedSizeBytes;
 }
 
 // Raises `kernel`'s dynamic shared memory limit to `bytes` where that is over the 48 KB every GPU
@@ -291,15 +287,14 @@ namespace {
 
 // The occupancy calculator on the real device, capped by the profile's limits (blocks_per_sm).
 int query_blocks_per_sm(const DeviceInfo& dev, const void* kernel, int threads, size_t dynamic_smem) {
-  cudaFuncAttributes a{};
-  CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
-  if (a.sharedSizeBytes + dynamic_smem > dev.smem_per_block_optin) return 0;
+  const size_t block = static_shared_bytes(kernel) + dynamic_smem;
+  if (block > dev.smem_per_block_optin) return 0;
   grant_dynamic_shared_memory(kernel, dynamic_smem);  // the calculator counts only what launches
   int blocks = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic_smem));
   if (dev.profile.empty()) return blocks;
   // The profile's caps: the calculator above knows only the real device.
-  const size_t per_block = a.sharedSizeBytes + dynamic_smem + dev.smem_reserved_per_block;
+  const size_t per_block = block + dev.smem_reserved_per_block;
   const int warps = (threads + 31) / 32;
   blocks = std::min(blocks, dev.max_threads_per_sm / (warps * 32));
   blocks = std::min(blocks, dev.max_blocks_per_sm);
@@ -349,7 +344,8 @@ void refuse_shared_memory(const std::string& what, size_t bytes, const DeviceInf
 }
 
 void require_shared_memory(const void* kernel, size_t bytes, const DeviceInfo& dev, const std::string& what) {
-  const size_t block = note_shared_memory(kernel, bytes) + bytes;  // static + dynamic
+  const size_t block = static_shared_bytes(kernel) + bytes;
+  largest_smem_slot() = std::max(largest_smem_slot(), block);  // for the record
   if (block > 48 * 1024 && block > dev.smem_per_block_optin) refuse_shared_memory(what, block, dev);
   grant_dynamic_shared_memory(kernel, bytes);
 }

@@ -38,7 +38,7 @@ struct Result {
   bool verify_skipped = false;
   VerifyReport check;
   Stats kernel;                 // the kernel (or CPU loop) time
-  // total_ms: end to end with transfers, or (reduction 01-07) until a host-side finish has the answer;
+  // total_ms: end to end with transfers, or (reduction 01-07 and smem_01-03) until a host-side finish has the answer;
   // total_what says which, on the human block's "total" line.
   std::optional<Stats> total;
   std::string total_what = "end-to-end, transfers included";
